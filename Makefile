@@ -1,0 +1,35 @@
+# The two commands a newcomer needs:
+#   make run   — the app on the embedded default (SQLite, no broker server, offline model)
+#   make test  — ruff, mypy and the pytest suite (PostgreSQL and Redis when
+#                DATABASE_URL and REDIS_URL point at them)
+
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV := .venv
+BIN := $(VENV)/bin
+HOST ?= 127.0.0.1
+PORT ?= 8000
+
+.PHONY: run test lint bench
+
+$(VENV)/.installed: requirements.txt
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -r requirements.txt
+	touch $@
+
+$(VENV)/.installed-dev: $(VENV)/.installed requirements-dev.txt
+	$(BIN)/python -m pip install --quiet -r requirements-dev.txt
+	touch $@
+
+run: $(VENV)/.installed
+	DEBUG=$${DEBUG:-1} $(BIN)/python manage.py migrate --noinput
+	DEBUG=$${DEBUG:-1} $(BIN)/python manage.py seed_demo
+	DEBUG=$${DEBUG:-1} $(BIN)/python manage.py serve --host $(HOST) --port $(PORT)
+
+lint: $(VENV)/.installed-dev
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	DEBUG=1 $(BIN)/mypy
+
+test: lint
+	$(BIN)/pytest

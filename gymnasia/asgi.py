@@ -1,0 +1,9 @@
+"""ASGI entry point, served by uvicorn."""
+
+import os
+
+from django.core.asgi import get_asgi_application
+
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "gymnasia.settings")
+
+application = get_asgi_application()

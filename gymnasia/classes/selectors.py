@@ -1,0 +1,58 @@
+"""Reads of the class schedule and of bookings."""
+
+from __future__ import annotations
+
+import datetime
+
+from django.db.models import Count, Q, QuerySet
+from django.utils import timezone
+
+from gymnasia.classes.models import Booking, ClassSession
+from gymnasia.gyms.models import Business, Member
+
+
+def class_sessions_between(
+    *,
+    business: Business,
+    date_from: datetime.date,
+    date_to: datetime.date,
+    class_type: str | None = None,
+) -> QuerySet[ClassSession]:
+    """Sessions starting on those days (gym's time zone), with ``booked`` places."""
+    zone = business.zone
+    start = datetime.datetime.combine(date_from, datetime.time.min, tzinfo=zone)
+    end = datetime.datetime.combine(
+        date_to + datetime.timedelta(days=1), datetime.time.min, tzinfo=zone
+    )
+    qs = (
+        ClassSession.objects.filter(
+            business=business,
+            starts_at__gte=start,
+            starts_at__lt=end,
+            is_cancelled=False,
+        )
+        .select_related("class_type")
+        .annotate(
+            booked=Count(
+                "bookings", filter=Q(bookings__status=Booking.Status.CONFIRMED)
+            )
+        )
+        .order_by("starts_at", "pk")
+    )
+    if class_type:
+        qs = qs.filter(class_type__name__icontains=class_type)
+    return qs
+
+
+def bookings_upcoming(*, business: Business, member: Member) -> QuerySet[Booking]:
+    """The member's confirmed bookings of sessions not yet started."""
+    return (
+        Booking.objects.filter(
+            business=business,
+            member=member,
+            status=Booking.Status.CONFIRMED,
+            session__starts_at__gt=timezone.now(),
+        )
+        .select_related("session__class_type")
+        .order_by("session__starts_at")
+    )

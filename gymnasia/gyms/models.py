@@ -1,0 +1,121 @@
+"""Businesses (the gyms, our tenants), their staff roles and their members."""
+
+from __future__ import annotations
+
+import zoneinfo
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.db import models
+from django.utils.translation import gettext_lazy as _
+
+
+class Language(models.TextChoices):
+    SPANISH = "es", _("Spanish")
+    ENGLISH = "en", _("English")
+
+
+def validate_time_zone(value: str) -> None:
+    if value not in zoneinfo.available_timezones():
+        raise ValidationError(_("Unknown time zone: %(zone)s"), params={"zone": value})
+
+
+class Business(models.Model):
+    """A gym using Gymnasia. Every other row of the domain belongs to one."""
+
+    name = models.CharField(_("name"), max_length=200)
+    slug = models.SlugField(_("slug"), max_length=80, unique=True)
+    time_zone = models.CharField(
+        _("time zone"),
+        max_length=64,
+        default="Europe/Madrid",
+        validators=[validate_time_zone],
+    )
+    language = models.CharField(
+        _("default language"),
+        max_length=2,
+        choices=Language.choices,
+        default=Language.SPANISH,
+    )
+    created_at = models.DateTimeField(_("created at"), auto_now_add=True)
+
+    class Meta:
+        verbose_name = _("business")
+        verbose_name_plural = _("businesses")
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+    @property
+    def zone(self) -> zoneinfo.ZoneInfo:
+        return zoneinfo.ZoneInfo(self.time_zone)
+
+
+class StaffRole(models.Model):
+    """A Django user working for a business, as its owner or as staff."""
+
+    class Role(models.TextChoices):
+        OWNER = "owner", _("Owner")
+        STAFF = "staff", _("Staff")
+
+    business = models.ForeignKey(
+        Business,
+        on_delete=models.CASCADE,
+        related_name="staff_roles",
+        verbose_name=_("business"),
+    )
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="gym_roles",
+        verbose_name=_("user"),
+    )
+    role = models.CharField(_("role"), max_length=10, choices=Role.choices)
+
+    class Meta:
+        verbose_name = _("staff role")
+        verbose_name_plural = _("staff roles")
+        constraints = [
+            models.UniqueConstraint(
+                fields=["business", "user"], name="staffrole_one_per_business_user"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user} ({self.get_role_display()}, {self.business})"
+
+
+class Member(models.Model):
+    """A member of a gym, known by the id the gym's own site gives them."""
+
+    business = models.ForeignKey(
+        Business,
+        on_delete=models.CASCADE,
+        related_name="members",
+        verbose_name=_("business"),
+    )
+    external_id = models.CharField(_("external id"), max_length=200)
+    name = models.CharField(_("name"), max_length=200, blank=True)
+    email = models.EmailField(_("email"), blank=True)
+    language = models.CharField(
+        _("language"),
+        max_length=2,
+        choices=Language.choices,
+        blank=True,
+        help_text=_("Empty means the business's default language."),
+    )
+    created_at = models.DateTimeField(_("created at"), auto_now_add=True)
+
+    class Meta:
+        verbose_name = _("member")
+        verbose_name_plural = _("members")
+        ordering = ["business", "name", "external_id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["business", "external_id"], name="member_unique_external_id"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return self.name or self.external_id

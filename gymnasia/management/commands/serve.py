@@ -1,0 +1,65 @@
+"""``manage.py serve``: the web server and a Celery worker together.
+
+This is how the embedded default runs: uvicorn serves the ASGI app in this process
+and a Celery worker (with its beat scheduler) runs beside it as a child process;
+stopping one stops both.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+from typing import Any
+
+import uvicorn
+from django.conf import settings
+from django.core.management.base import BaseCommand, CommandParser
+
+
+class Command(BaseCommand):
+    help = "Serve the web app with uvicorn and run a Celery worker beside it."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--host", default="127.0.0.1")
+        parser.add_argument("--port", type=int, default=8000)
+        parser.add_argument(
+            "--no-worker", action="store_true", help="Serve the web app only."
+        )
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        settings.DATA_DIR.mkdir(parents=True, exist_ok=True)
+        worker = None
+        if not options["no_worker"]:
+            worker = subprocess.Popen(
+                [
+                    sys.executable,
+                    "-m",
+                    "celery",
+                    "-A",
+                    "gymnasia",
+                    "worker",
+                    "--beat",
+                    "--pool=solo",
+                    "--loglevel=INFO",
+                ],
+                env=os.environ.copy(),
+            )
+        base = f"http://{options['host']}:{options['port']}"
+        self.stdout.write(f"Gymnasia at {base}/  (admin: {base}/admin/)")
+        try:
+            uvicorn.run(
+                "gymnasia.asgi:application",
+                host=options["host"],
+                port=options["port"],
+                log_level="info",
+                lifespan="off",
+            )
+        finally:
+            if worker is not None and worker.poll() is None:
+                worker.send_signal(signal.SIGTERM)
+                try:
+                    worker.wait(timeout=15)
+                except subprocess.TimeoutExpired:
+                    worker.kill()

@@ -1,0 +1,20 @@
+from __future__ import annotations
+
+from django.contrib import admin
+
+from gymnasia.gyms.admin import BusinessScopedAdmin
+from gymnasia.memberships.models import Membership, MembershipFreeze
+
+
+@admin.register(Membership)
+class MembershipAdmin(BusinessScopedAdmin):
+    list_display = ["member", "plan", "status", "starts_on", "ends_on"]
+    list_filter = ["status", "plan"]
+    list_select_related = ["member"]
+
+
+@admin.register(MembershipFreeze)
+class MembershipFreezeAdmin(BusinessScopedAdmin):
+    list_display = ["membership", "start", "end", "created_at"]
+    list_select_related = ["membership__member"]
+    read_only_for_owners = True

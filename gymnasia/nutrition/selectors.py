@@ -1,0 +1,70 @@
+"""Reads of the food catalog and of meal diaries."""
+
+from __future__ import annotations
+
+import datetime
+from dataclasses import dataclass
+from decimal import Decimal
+
+from django.utils.translation import gettext as _
+
+from gymnasia.errors import InvalidValue
+from gymnasia.gyms.models import Business, Member
+from gymnasia.nutrition.models import Food, MealEntry
+from gymnasia.text import fold
+
+MAX_QUERY_LENGTH = 100
+
+
+def foods_search(*, business: Business, query: str, limit: int = 10) -> list[Food]:
+    """Foods of the gym's catalog whose name or aliases contain every word of the query.
+
+    Matching ignores case and accents, so «platano» finds «Plátano».
+    """
+    words = fold(query).split()
+    if not words:
+        raise InvalidValue(_("The search needs at least one word."), field="query")
+    if len(query) > MAX_QUERY_LENGTH:
+        raise InvalidValue(
+            _("The search can have at most %(max)s characters.")
+            % {"max": MAX_QUERY_LENGTH},
+            field="query",
+        )
+    qs = Food.objects.filter(business=business)
+    for word in words:
+        qs = qs.filter(search_text__contains=word)
+    return list(qs.order_by("name")[:limit])
+
+
+@dataclass(frozen=True)
+class DiaryLine:
+    entry: MealEntry
+    kcal: Decimal
+    carbohydrates: Decimal
+    protein: Decimal
+    fat: Decimal
+
+
+def _scaled(per_100g: Decimal, grams: Decimal) -> Decimal:
+    return (per_100g * grams / Decimal(100)).quantize(Decimal("0.1"))
+
+
+def meal_diary(
+    *, business: Business, member: Member, date: datetime.date
+) -> list[DiaryLine]:
+    """The member's entries of one day, each with the nutrients of its grams."""
+    entries = (
+        MealEntry.objects.filter(business=business, member=member, date=date)
+        .select_related("food")
+        .order_by("created_at", "pk")
+    )
+    return [
+        DiaryLine(
+            entry=e,
+            kcal=_scaled(e.food.kcal_per_100g, e.grams),
+            carbohydrates=_scaled(e.food.carbohydrates_per_100g, e.grams),
+            protein=_scaled(e.food.protein_per_100g, e.grams),
+            fat=_scaled(e.food.fat_per_100g, e.grams),
+        )
+        for e in entries
+    ]

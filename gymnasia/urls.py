@@ -1,0 +1,12 @@
+"""URLs of the project."""
+
+from django.contrib import admin
+from django.urls import path
+
+from gymnasia import views
+
+urlpatterns = [
+    path("", views.home, name="home"),
+    path("healthz", views.health, name="health"),
+    path("admin/", admin.site.urls),
+]

@@ -1,0 +1,22 @@
+"""The project's own pages: the home page and the health check."""
+
+from __future__ import annotations
+
+from django.db import connection
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import render
+from django.views.decorators.http import require_GET
+
+
+@require_GET
+def home(request: HttpRequest) -> HttpResponse:
+    """A landing page pointing to the places people use."""
+    return render(request, "home.html")
+
+
+@require_GET
+def health(request: HttpRequest) -> JsonResponse:
+    """Answers 200 when the app can reach its database."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT 1")
+    return JsonResponse({"status": "ok"})

@@ -1,0 +1,270 @@
+"""The food catalog and the meal diary services."""
+
+from __future__ import annotations
+
+import datetime
+from decimal import Decimal
+
+import pytest
+
+from gymnasia.errors import InvalidValue, NotFound
+from gymnasia.nutrition.models import MealEntry
+from gymnasia.nutrition.selectors import foods_search, meal_diary
+from gymnasia.nutrition.services import food_upsert, meal_entry_add, meal_entry_remove
+from tests.factories import BusinessFactory, FoodFactory, MemberFactory
+
+pytestmark = pytest.mark.django_db
+
+TODAY = datetime.date.today()
+
+
+@pytest.fixture
+def member():
+    return MemberFactory()
+
+
+@pytest.fixture
+def rice(member):
+    return FoodFactory(
+        business=member.business,
+        name="Arroz blanco (cocido)",
+        aliases="arroz",
+        carbohydrates_per_100g=Decimal("28.0"),
+    )
+
+
+def test_meal_entry_add_logs_the_food(member, rice):
+    entry = meal_entry_add(
+        business=member.business,
+        member=member,
+        date=TODAY,
+        meal="lunch",
+        food_id=rice.pk,
+        grams=150,
+    )
+    entry.refresh_from_db()
+    assert (entry.member, entry.food, entry.meal, entry.grams) == (
+        member,
+        rice,
+        "lunch",
+        Decimal("150.0"),
+    )
+
+
+def test_meal_entry_add_accepts_fractional_grams(member, rice):
+    entry = meal_entry_add(
+        business=member.business,
+        member=member,
+        date=TODAY,
+        meal="snack",
+        food_id=rice.pk,
+        grams=12.5,
+    )
+    assert entry.grams == Decimal("12.5")
+
+
+@pytest.mark.parametrize(
+    "grams", [0, -5, "-0.01", 0.04, 5000.1, "abc", True, float("nan")]
+)
+def test_meal_entry_add_refuses_bad_grams(member, rice, row_counts, grams):
+    before = row_counts()
+    with pytest.raises(InvalidValue) as error:
+        meal_entry_add(
+            business=member.business,
+            member=member,
+            date=TODAY,
+            meal="lunch",
+            food_id=rice.pk,
+            grams=grams,
+        )
+    assert error.value.field == "grams"
+    assert row_counts() == before
+
+
+def test_meal_entry_add_refuses_unknown_food(member, row_counts):
+    before = row_counts()
+    with pytest.raises(NotFound):
+        meal_entry_add(
+            business=member.business,
+            member=member,
+            date=TODAY,
+            meal="lunch",
+            food_id=999999,
+            grams=100,
+        )
+    assert row_counts() == before
+
+
+def test_meal_entry_add_refuses_another_business_food(member, row_counts):
+    foreign_food = FoodFactory(business=BusinessFactory())
+    before = row_counts()
+    with pytest.raises(NotFound):
+        meal_entry_add(
+            business=member.business,
+            member=member,
+            date=TODAY,
+            meal="lunch",
+            food_id=foreign_food.pk,
+            grams=100,
+        )
+    assert row_counts() == before
+
+
+def test_meal_entry_add_refuses_another_business_member(rice, row_counts):
+    stranger = MemberFactory()
+    before = row_counts()
+    with pytest.raises(NotFound):
+        meal_entry_add(
+            business=rice.business,
+            member=stranger,
+            date=TODAY,
+            meal="lunch",
+            food_id=rice.pk,
+            grams=100,
+        )
+    assert row_counts() == before
+
+
+def test_meal_entry_add_refuses_unknown_meal(member, rice, row_counts):
+    before = row_counts()
+    with pytest.raises(InvalidValue) as error:
+        meal_entry_add(
+            business=member.business,
+            member=member,
+            date=TODAY,
+            meal="brunch",
+            food_id=rice.pk,
+            grams=100,
+        )
+    assert error.value.field == "meal"
+    assert row_counts() == before
+
+
+@pytest.mark.parametrize("days", [-400, 45])
+def test_meal_entry_add_refuses_dates_far_from_today(member, rice, row_counts, days):
+    before = row_counts()
+    with pytest.raises(InvalidValue) as error:
+        meal_entry_add(
+            business=member.business,
+            member=member,
+            date=TODAY + datetime.timedelta(days=days),
+            meal="lunch",
+            food_id=rice.pk,
+            grams=100,
+        )
+    assert error.value.field == "date"
+    assert row_counts() == before
+
+
+def test_meal_entry_remove_deletes_own_entry(member, rice):
+    entry = meal_entry_add(
+        business=member.business,
+        member=member,
+        date=TODAY,
+        meal="lunch",
+        food_id=rice.pk,
+        grams=100,
+    )
+    removed = meal_entry_remove(
+        business=member.business, member=member, entry_id=entry.pk
+    )
+    assert removed.pk == entry.pk
+    assert not MealEntry.objects.filter(pk=entry.pk).exists()
+
+
+def test_meal_entry_remove_refuses_another_members_entry(member, rice, row_counts):
+    other = MemberFactory(business=member.business)
+    entry = meal_entry_add(
+        business=member.business,
+        member=other,
+        date=TODAY,
+        meal="lunch",
+        food_id=rice.pk,
+        grams=100,
+    )
+    before = row_counts()
+    with pytest.raises(NotFound):
+        meal_entry_remove(business=member.business, member=member, entry_id=entry.pk)
+    assert row_counts() == before
+
+
+def test_foods_search_ignores_case_and_accents(member):
+    banana = FoodFactory(business=member.business, name="Plátano", aliases="banana")
+    assert foods_search(business=member.business, query="PLATANO") == [banana]
+    assert foods_search(business=member.business, query="banana") == [banana]
+
+
+def test_foods_search_finds_every_variety(member, rice):
+    brown = FoodFactory(
+        business=member.business, name="Arroz integral (cocido)", aliases="arroz"
+    )
+    FoodFactory(business=member.business, name="Manzana")
+    assert foods_search(business=member.business, query="arroz") == [rice, brown]
+    assert foods_search(business=member.business, query="arroz integral") == [brown]
+
+
+def test_foods_search_stays_in_its_business(member, rice):
+    FoodFactory(business=BusinessFactory(), name="Arroz salvaje")
+    assert foods_search(business=member.business, query="arroz") == [rice]
+
+
+def test_foods_search_without_match_is_empty(member, rice):
+    assert foods_search(business=member.business, query="caviar") == []
+
+
+@pytest.mark.parametrize("query", ["", "   ", "x" * 101])
+def test_foods_search_refuses_empty_or_long_queries(member, query):
+    with pytest.raises(InvalidValue):
+        foods_search(business=member.business, query=query)
+
+
+def test_meal_diary_scales_nutrients_to_the_grams(member, rice):
+    meal_entry_add(
+        business=member.business,
+        member=member,
+        date=TODAY,
+        meal="lunch",
+        food_id=rice.pk,
+        grams=150,
+    )
+    [line] = meal_diary(business=member.business, member=member, date=TODAY)
+    assert line.carbohydrates == Decimal("42.0")
+    assert line.kcal == Decimal("150.0")
+
+
+def test_food_upsert_updates_in_place(member):
+    food, created = food_upsert(
+        business=member.business,
+        name="Tofu",
+        kcal_per_100g=Decimal("76"),
+        carbohydrates_per_100g=Decimal("1.9"),
+        protein_per_100g=Decimal("8"),
+        fat_per_100g=Decimal("4.8"),
+    )
+    again, created_again = food_upsert(
+        business=member.business,
+        name="Tofu",
+        aliases="soja",
+        kcal_per_100g=Decimal("80"),
+        carbohydrates_per_100g=Decimal("1.9"),
+        protein_per_100g=Decimal("8"),
+        fat_per_100g=Decimal("4.8"),
+    )
+    again.refresh_from_db()
+    assert (created, created_again, again.pk) == (True, False, food.pk)
+    assert again.kcal_per_100g == Decimal("80")
+    assert foods_search(business=member.business, query="soja") == [again]
+
+
+def test_food_upsert_refuses_negative_nutrients(member, row_counts):
+    before = row_counts()
+    with pytest.raises(InvalidValue):
+        food_upsert(
+            business=member.business,
+            name="Wrong",
+            kcal_per_100g=Decimal("-1"),
+            carbohydrates_per_100g=Decimal("0"),
+            protein_per_100g=Decimal("0"),
+            fat_per_100g=Decimal("0"),
+        )
+    assert row_counts() == before

@@ -1,0 +1,102 @@
+"""The demo gym seed."""
+
+from __future__ import annotations
+
+import datetime
+from decimal import Decimal
+from io import StringIO
+
+import pytest
+from django.core.management import call_command
+from django.utils import timezone
+
+from gymnasia.classes.models import ClassSession
+from gymnasia.demo import DEMO_SLUG, MEMBERS
+from gymnasia.gyms.models import Business
+from gymnasia.gyms.selectors import business_today
+from gymnasia.memberships.models import Membership, MembershipFreeze
+from gymnasia.memberships.services import membership_freeze
+from gymnasia.nutrition.models import Food
+from gymnasia.nutrition.selectors import foods_search
+
+pytestmark = pytest.mark.django_db
+
+
+def seed() -> str:
+    out = StringIO()
+    call_command("seed_demo", stdout=out)
+    return out.getvalue()
+
+
+def test_seed_demo_prints_the_logins_in_the_public_format():
+    lines = seed().splitlines()
+    assert lines[0].startswith("owner: demo-owner ")
+    assert lines[1].startswith("staff: demo-staff ")
+    assert lines[2:] == [f"member: {external_id}" for external_id, *_ in MEMBERS]
+    for line in lines:
+        assert len(line.split(" ")) in (2, 3)
+
+
+def test_seed_demo_twice_creates_nothing_new(row_counts):
+    first_output = seed()
+    after_first = row_counts()
+    memberships = list(Membership.objects.values())
+    second_output = seed()
+    assert row_counts() == after_first
+    assert list(Membership.objects.values()) == memberships
+    assert second_output == first_output
+
+
+def test_seed_demo_catalog_distinguishes_rice_varieties():
+    seed()
+    business = Business.objects.get(slug=DEMO_SLUG)
+    assert Food.objects.filter(business=business).count() >= 40
+    rices = foods_search(business=business, query="arroz")
+    by_name = {food.name: food.carbohydrates_per_100g for food in rices}
+    assert by_name["Arroz blanco (cocido)"] == Decimal("28.0")
+    assert "Arroz integral (cocido)" in by_name
+    assert len(by_name) >= 2
+
+
+def test_seed_demo_schedules_two_weeks_of_classes():
+    seed()
+    business = Business.objects.get(slug=DEMO_SLUG)
+    today = business_today(business=business)
+    days = {
+        timezone.localtime(s.starts_at, business.zone).date()
+        for s in ClassSession.objects.filter(business=business)
+    }
+    weekdays_ahead = {
+        today + datetime.timedelta(days=n)
+        for n in range(14)
+        if (today + datetime.timedelta(days=n)).weekday() < 6
+    }
+    assert weekdays_ahead <= days
+
+
+def test_seed_demo_members_have_a_long_active_membership_without_freeze():
+    seed()
+    business = Business.objects.get(slug=DEMO_SLUG)
+    today = business_today(business=business)
+    member = business.members.get(external_id=MEMBERS[0][0])
+    membership_freeze(
+        business=business,
+        member=member,
+        start=today + datetime.timedelta(days=3),
+        end=today + datetime.timedelta(days=9),
+    )
+    seed()
+    for member in business.members.all():
+        membership = Membership.objects.get(member=member)
+        assert membership.status == "active"
+        assert membership.ends_on >= today + datetime.timedelta(days=120)
+        assert not MembershipFreeze.objects.filter(membership=membership).exists()
+
+
+def test_seed_demo_owner_signs_in_to_admin_and_sees_the_catalog(client):
+    owner_line = seed().splitlines()[0]
+    _, username, password = owner_line.split(" ")
+    assert client.login(username=username, password=password)
+    page = client.get("/admin/nutrition/food/", {"q": "arroz"})
+    assert page.status_code == 200
+    assert "Arroz blanco (cocido)" in page.content.decode()

@@ -1,0 +1,111 @@
+"""The embedded default, as ``make run`` starts it: SQLite, a broker needing no
+server, the web server and a Celery worker from one command."""
+
+from __future__ import annotations
+
+import http.cookiejar
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.parse
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@pytest.fixture
+def embedded_app(tmp_path):
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if key not in {"DATABASE_URL", "REDIS_URL", "CELERY_BROKER_URL", "SECRET_KEY"}
+    }
+    env.update(DEBUG="1", GYMNASIA_DATA_DIR=str(tmp_path / "var"))
+    manage = [sys.executable, "manage.py"]
+    subprocess.run(
+        [*manage, "migrate", "--noinput", "-v0"], cwd=ROOT, env=env, check=True
+    )
+    seeded = subprocess.run(
+        [*manage, "seed_demo"],
+        cwd=ROOT,
+        env=env,
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    port = free_port()
+    log = (tmp_path / "serve.log").open("w+")
+    process = subprocess.Popen(
+        [*manage, "serve", "--port", str(port)],
+        cwd=ROOT,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            text = (tmp_path / "serve.log").read_text()
+            if "ready." in text and "Uvicorn running" in text:
+                break
+            assert process.poll() is None, text
+            time.sleep(0.3)
+        else:
+            pytest.fail(
+                "the app did not start:\n" + (tmp_path / "serve.log").read_text()
+            )
+        yield base, seeded.stdout, tmp_path / "serve.log"
+    finally:
+        os.killpg(process.pid, signal.SIGTERM)
+        try:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+        log.close()
+
+
+def test_embedded_run_serves_admin_with_the_demo_owner(embedded_app):
+    base, seeded, log_path = embedded_app
+    owner = next(line for line in seeded.splitlines() if line.startswith("owner: "))
+    _, username, password = owner.split(" ")
+    jar = http.cookiejar.CookieJar()
+    browser = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(jar))
+
+    assert browser.open(f"{base}/healthz").read() == b'{"status": "ok"}'
+    login_page = browser.open(f"{base}/admin/login/").read().decode()
+    csrf = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', login_page)
+    assert csrf is not None
+    form = urllib.parse.urlencode(
+        {
+            "csrfmiddlewaretoken": csrf.group(1),
+            "username": username,
+            "password": password,
+            "next": "/admin/",
+        }
+    ).encode()
+    request = urllib.request.Request(
+        f"{base}/admin/login/?next=/admin/",
+        data=form,
+        headers={"Referer": f"{base}/admin/login/"},
+    )
+    dashboard = browser.open(request)
+    assert dashboard.url == f"{base}/admin/"
+    foods = browser.open(f"{base}/admin/nutrition/food/?q=arroz").read().decode()
+    assert "Arroz blanco (cocido)" in foods
+    assert "Arroz integral (cocido)" in foods
+    assert "celery@" in log_path.read_text()
