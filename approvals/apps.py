@@ -7,3 +7,9 @@ class ApprovalsConfig(AppConfig):
 
     name = "approvals"
     verbose_name = _("Approvals")
+
+    def ready(self) -> None:
+        from approvals.services import pending_action_create
+        from tools.gating import register_approval_queue
+
+        register_approval_queue(pending_action_create)

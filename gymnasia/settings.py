@@ -222,3 +222,4 @@ LOGGING = {
     "root": {"handlers": ["console"], "level": "INFO"},
     "loggers": {"django.db.backends": {"level": "WARNING"}},
 }
+TOOLS_EXECUTION_TIMEOUT = 10  # seconds a tool may run before it is stopped

@@ -1,1 +1,155 @@
-"""Models of the tools app."""
+"""The verification log of tool calls, the action locks and staff handoffs."""
+
+from __future__ import annotations
+
+import uuid
+
+from django.conf import settings
+from django.db import models
+from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
+
+from gymnasia.gyms.models import Business, Member
+
+
+class ToolCallLog(models.Model):
+    """One row per call the model proposed: every decision, the outcome, timings.
+
+    Its id is the action's id: idempotency keys sent to integrations derive from it.
+    ``status`` is ``executing`` while a write runs; then the result's status.
+    """
+
+    EXECUTING = "executing"
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    business = models.ForeignKey(
+        Business, on_delete=models.CASCADE, related_name="+", verbose_name=_("business")
+    )
+    member = models.ForeignKey(
+        Member,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("member"),
+    )
+    conversation_key = models.CharField(_("conversation"), max_length=64, db_index=True)
+    message_key = models.CharField(_("message"), max_length=64, blank=True)
+    provider_call_id = models.CharField(
+        _("provider call id"), max_length=200, blank=True
+    )
+    tool_name = models.CharField(_("tool"), max_length=200)
+    effect = models.CharField(_("effect"), max_length=5, blank=True)
+    arguments_raw = models.TextField(_("arguments as proposed"), blank=True)
+    arguments = models.JSONField(_("arguments"), null=True, blank=True)
+    action_key = models.CharField(_("action key"), max_length=64, blank=True)
+    offered = models.BooleanField(_("offered"), default=False)
+    valid = models.BooleanField(_("valid"), null=True)
+    gated = models.BooleanField(_("gated"), default=False)
+    duplicate_of = models.ForeignKey(
+        "self",
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="duplicates",
+        verbose_name=_("duplicate of"),
+    )
+    status = models.CharField(_("status"), max_length=20)
+    verification = models.CharField(_("verification"), max_length=20, blank=True)
+    result = models.JSONField(_("result"), default=dict)
+    attempts = models.PositiveSmallIntegerField(_("attempts"), default=0)
+    steps = models.JSONField(_("steps"), default=list)
+    created_at = models.DateTimeField(
+        _("created at"), default=timezone.now, db_index=True
+    )
+    finished_at = models.DateTimeField(_("finished at"), null=True, blank=True)
+    duration_ms = models.FloatField(_("duration (ms)"), null=True, blank=True)
+
+    class Meta:
+        verbose_name = _("tool call")
+        verbose_name_plural = _("tool calls")
+        ordering = ["created_at"]
+        indexes = [models.Index(fields=["action_key", "created_at"])]
+
+    def __str__(self) -> str:
+        return f"{self.tool_name} → {self.status}"
+
+
+class ActionLock(models.Model):
+    """A row per action key, locked while deciding whether an action is a duplicate.
+
+    Concurrent identical calls queue on this row, so only one of them executes.
+    """
+
+    key = models.CharField(max_length=64, primary_key=True)
+    touched_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        verbose_name = _("action lock")
+        verbose_name_plural = _("action locks")
+
+    def __str__(self) -> str:
+        return self.key
+
+
+class Handoff(models.Model):
+    """A case a person must take: an unknown outcome, or a member asking for staff."""
+
+    class Status(models.TextChoices):
+        OPEN = "open", _("Open")
+        RESOLVED = "resolved", _("Resolved")
+
+    class Resolution(models.TextChoices):
+        DONE = "done", _("It was done")
+        NOT_DONE = "not_done", _("It was not done")
+        NOTE = "note", _("Note")
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    business = models.ForeignKey(
+        Business, on_delete=models.CASCADE, related_name="+", verbose_name=_("business")
+    )
+    member = models.ForeignKey(
+        Member,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("member"),
+    )
+    conversation_key = models.CharField(_("conversation"), max_length=64, db_index=True)
+    tool_call = models.ForeignKey(
+        ToolCallLog,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="handoffs",
+        verbose_name=_("tool call"),
+    )
+    reason = models.TextField(_("reason"))
+    tried = models.JSONField(_("what was tried"), default=dict)
+    known = models.TextField(_("what is known"), blank=True)
+    status = models.CharField(
+        _("status"), max_length=10, choices=Status.choices, default=Status.OPEN
+    )
+    resolution = models.CharField(
+        _("resolution"), max_length=10, choices=Resolution.choices, blank=True
+    )
+    note = models.TextField(_("note"), blank=True)
+    created_at = models.DateTimeField(_("created at"), default=timezone.now)
+    resolved_at = models.DateTimeField(_("resolved at"), null=True, blank=True)
+    resolved_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("resolved by"),
+    )
+
+    class Meta:
+        verbose_name = _("handoff")
+        verbose_name_plural = _("handoffs")
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"{self.reason[:60]} ({self.get_status_display()})"

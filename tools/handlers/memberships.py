@@ -1,0 +1,39 @@
+"""Handlers of the ``memberships`` tools."""
+
+from __future__ import annotations
+
+import datetime
+from typing import Any
+
+from tools.registry import HandlerContext, handles, verifies
+from tools.types import NO_RESULTS, NOT_APPLIED, OK, VERIFIED, Outcome
+
+
+@handles("get_membership")
+def get_membership(ctx: HandlerContext, args: dict[str, Any]) -> Outcome:
+    membership = ctx.client.current(member=ctx.required_member)
+    if membership is None:
+        return Outcome(NO_RESULTS, {"message": "The member has no membership."})
+    return Outcome(OK, {"membership": membership})
+
+
+@handles("freeze_membership")
+def freeze_membership(ctx: HandlerContext, args: dict[str, Any]) -> Outcome:
+    freeze = ctx.client.freeze(
+        member=ctx.required_member,
+        start=datetime.date.fromisoformat(args["start"]),
+        end=datetime.date.fromisoformat(args["end"]),
+    )
+    return Outcome(OK, {"freeze": freeze}, receipt=freeze)
+
+
+@verifies("freeze_membership")
+def verify_freeze_membership(
+    ctx: HandlerContext, args: dict[str, Any], outcome: Outcome
+) -> str:
+    found = ctx.client.find_freeze(
+        member=ctx.required_member, freeze_id=outcome.receipt["freeze_id"]
+    )
+    if found and found["start"] == args["start"] and found["end"] == args["end"]:
+        return VERIFIED
+    return NOT_APPLIED

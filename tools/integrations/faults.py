@@ -1,0 +1,141 @@
+"""The fault-injection seam: tests make an integration misbehave on purpose.
+
+``inject_fault(kind, fault)`` makes every client of that kind, in this process,
+misbehave until the block ends (or ``times`` calls have been spoiled):
+
+- ``UNAVAILABLE``: the call fails before reaching the integration;
+- ``READS_UNAVAILABLE``: the same, for reads only (writes pass, looking again fails);
+- ``NOT_DELIVERED``: the call provably never arrived;
+- ``STORAGE_FAILURE``: the write reaches the database, which refuses it (a real
+  database error inside the write's transaction, so it rolls back);
+- ``TIMEOUT_AFTER_COMMIT``: the write is done and committed, then the answer is lost;
+- ``NOT_APPLIED``: the write answers as if done, but its change is silently undone.
+
+``UNAVAILABLE`` and ``NOT_DELIVERED`` apply to every method; the write faults only to
+the client's ``writes``.
+"""
+
+from __future__ import annotations
+
+import enum
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+from django.db import connection, transaction
+
+from tools.integrations.builtin import BuiltinClient
+from tools.integrations.errors import (
+    IntegrationUnavailable,
+    NotDelivered,
+    OutcomeUnknown,
+)
+
+
+class Fault(enum.Enum):
+    UNAVAILABLE = "unavailable"
+    READS_UNAVAILABLE = "reads_unavailable"
+    NOT_DELIVERED = "not_delivered"
+    STORAGE_FAILURE = "storage_failure"
+    TIMEOUT_AFTER_COMMIT = "timeout_after_commit"
+    NOT_APPLIED = "not_applied"
+
+
+WRITE_FAULTS = {Fault.STORAGE_FAILURE, Fault.TIMEOUT_AFTER_COMMIT, Fault.NOT_APPLIED}
+
+
+@dataclass
+class _Rule:
+    kind: str
+    fault: Fault
+    times: int | None
+    spoiled: int = 0
+
+
+_rules: list[_Rule] = []
+_lock = threading.Lock()
+
+
+@contextmanager
+def inject_fault(
+    kind: str, fault: Fault, *, times: int | None = None
+) -> Iterator[_Rule]:
+    """Make clients of ``kind`` misbehave inside the block (``times`` calls at most)."""
+    rule = _Rule(kind=kind, fault=fault, times=times)
+    with _lock:
+        _rules.append(rule)
+    try:
+        yield rule
+    finally:
+        with _lock:
+            _rules.remove(rule)
+
+
+def _take(kind: str, is_write: bool) -> Fault | None:
+    with _lock:
+        for rule in _rules:
+            if rule.kind != kind or (rule.fault in WRITE_FAULTS and not is_write):
+                continue
+            if rule.fault is Fault.READS_UNAVAILABLE and is_write:
+                continue
+            if rule.times is not None and rule.spoiled >= rule.times:
+                continue
+            rule.spoiled += 1
+            return rule.fault
+    return None
+
+
+def _refused_by_storage() -> None:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT * FROM gymnasia_table_that_does_not_exist")
+
+
+class FaultyClient:
+    """Wraps a client and spoils its calls as the active rules say."""
+
+    def __init__(self, client: BuiltinClient) -> None:
+        self._client = client
+
+    def __getattr__(self, name: str) -> Any:
+        attribute = getattr(self._client, name)
+        if name.startswith("_") or not callable(attribute):
+            return attribute
+        is_write = name in self._client.writes
+
+        def call(*args: Any, **kwargs: Any) -> Any:
+            fault = _take(self._client.kind, is_write)
+            return _spoil(fault, self._client, attribute, args, kwargs)
+
+        return call
+
+
+def _spoil(
+    fault: Fault | None,
+    client: BuiltinClient,
+    method: Callable[..., Any],
+    args: tuple[Any, ...],
+    kwargs: dict[str, Any],
+) -> Any:
+    if fault is None:
+        return method(*args, **kwargs)
+    if fault in (Fault.UNAVAILABLE, Fault.READS_UNAVAILABLE):
+        raise IntegrationUnavailable(f"{client.kind} is unavailable (injected)")
+    if fault is Fault.NOT_DELIVERED:
+        raise NotDelivered(f"{client.kind} refused the connection (injected)")
+    if fault is Fault.STORAGE_FAILURE:
+        return client._write(_refused_by_storage)
+    if fault is Fault.TIMEOUT_AFTER_COMMIT:
+        method(*args, **kwargs)
+        raise OutcomeUnknown(
+            f"{client.kind} timed out after the change was sent (injected)"
+        )
+    with transaction.atomic():
+        result = method(*args, **kwargs)
+        transaction.set_rollback(True)
+    return result
+
+
+def faults_active() -> bool:
+    return bool(_rules)

@@ -1,0 +1,195 @@
+"""The closed registry of tools (R2).
+
+A tool is published in ``tools.specs`` (name, description, schema, effect, whether
+it needs a member, the integration kind it needs) and handled in ``tools.handlers``
+(its handler and, for a write, its verifier). ``build_registry`` joins the two and
+refuses any mismatch, so a published tool without a handler, or a handler without a
+published tool, cannot start.
+"""
+
+from __future__ import annotations
+
+import functools
+import uuid
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import SchemaError
+
+from gymnasia.gyms.models import Business, Member
+from tools.types import Effect, Outcome, ToolSpec
+
+
+@dataclass(frozen=True)
+class HandlerContext:
+    """What a handler may know: who (from the session, never from arguments), where,
+    the action's id, and the client of the integration it needs."""
+
+    business: Business
+    member: Member | None
+    conversation_key: str
+    action_id: uuid.UUID
+    client: Any
+
+    @property
+    def required_member(self) -> Member:
+        if self.member is None:
+            raise LookupError("this tool needs an identified member")
+        return self.member
+
+
+Handler = Callable[[HandlerContext, dict[str, Any]], Outcome]
+Verifier = Callable[[HandlerContext, dict[str, Any], Outcome], str]
+
+
+@dataclass(frozen=True)
+class ToolDeclaration:
+    name: str
+    description: str
+    parameters: Mapping[str, Any]
+    effect: Effect
+    needs_member: bool
+    integration: str | None
+
+
+@dataclass(frozen=True)
+class Tool:
+    declaration: ToolDeclaration
+    handler: Handler
+    verifier: Verifier | None
+    validator: Draft202012Validator
+
+    @property
+    def name(self) -> str:
+        return self.declaration.name
+
+    @property
+    def effect(self) -> Effect:
+        return self.declaration.effect
+
+    @property
+    def is_write(self) -> bool:
+        return self.declaration.effect == "write"
+
+    @property
+    def needs_member(self) -> bool:
+        return self.declaration.needs_member
+
+    @property
+    def integration(self) -> str | None:
+        return self.declaration.integration
+
+    def spec(self) -> ToolSpec:
+        return ToolSpec(
+            name=self.declaration.name,
+            description=self.declaration.description,
+            parameters=self.declaration.parameters,
+        )
+
+
+class RegistryMismatch(Exception):
+    """The published tools and the handled tools do not match."""
+
+
+class ToolRegistry:
+    def __init__(self, tools: Iterable[Tool]) -> None:
+        self._tools = {tool.name: tool for tool in tools}
+
+    def get(self, name: str) -> Tool | None:
+        return self._tools.get(name)
+
+    def __iter__(self) -> Iterator[Tool]:
+        return iter(self._tools.values())
+
+    def names(self) -> list[str]:
+        return list(self._tools)
+
+
+HANDLERS: dict[str, Handler] = {}
+VERIFIERS: dict[str, Verifier] = {}
+
+
+def handles(name: str) -> Callable[[Handler], Handler]:
+    """Register the handler of a tool."""
+
+    def register(function: Handler) -> Handler:
+        if name in HANDLERS:
+            raise RegistryMismatch(f"two handlers for {name!r}")
+        HANDLERS[name] = function
+        return function
+
+    return register
+
+
+def verifies(name: str) -> Callable[[Verifier], Verifier]:
+    """Register the verifier of a write tool."""
+
+    def register(function: Verifier) -> Verifier:
+        if name in VERIFIERS:
+            raise RegistryMismatch(f"two verifiers for {name!r}")
+        VERIFIERS[name] = function
+        return function
+
+    return register
+
+
+def build_registry(
+    declarations: Iterable[ToolDeclaration],
+    handlers: Mapping[str, Handler],
+    verifiers: Mapping[str, Verifier],
+) -> ToolRegistry:
+    """Join declarations with their handlers and verifiers, refusing any mismatch."""
+    declared = {d.name: d for d in declarations}
+    problems = [
+        f"published without a handler: {n}" for n in declared if n not in handlers
+    ]
+    problems += [
+        f"handler without a published tool: {n}" for n in handlers if n not in declared
+    ]
+    for name, declaration in declared.items():
+        if declaration.effect == "write" and name not in verifiers:
+            problems.append(f"write without a verifier: {name}")
+        if declaration.effect == "read" and name in verifiers:
+            problems.append(f"verifier of a read: {name}")
+        schema = declaration.parameters
+        try:
+            Draft202012Validator.check_schema(schema)
+        except SchemaError as error:
+            problems.append(f"invalid schema of {name}: {error.message}")
+        if (
+            schema.get("type") != "object"
+            or schema.get("additionalProperties") is not False
+        ):
+            problems.append(
+                f"schema of {name} must be an object without additional properties"
+            )
+    problems += [
+        f"verifier without a published tool: {n}"
+        for n in verifiers
+        if n not in declared
+    ]
+    if problems:
+        raise RegistryMismatch("; ".join(problems))
+    return ToolRegistry(
+        Tool(
+            declaration=declaration,
+            handler=handlers[name],
+            verifier=verifiers.get(name),
+            validator=Draft202012Validator(
+                declaration.parameters,
+                format_checker=Draft202012Validator.FORMAT_CHECKER,
+            ),
+        )
+        for name, declaration in declared.items()
+    )
+
+
+@functools.cache
+def published_registry() -> ToolRegistry:
+    """The registry of every published tool, built once per process."""
+    import tools.handlers  # noqa: F401  (registers the handlers)
+    from tools.specs import PUBLISHED
+
+    return build_registry(PUBLISHED, HANDLERS, VERIFIERS)
