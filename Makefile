@@ -33,3 +33,9 @@ lint: $(VENV)/.installed-dev
 
 test: lint
 	$(BIN)/pytest
+
+BENCH_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/gymnasia_bench
+
+bench: $(VENV)/.installed-dev
+	DEBUG=1 $(BIN)/python tests/bench/bench_dispatch.py
+	DEBUG=1 $(BIN)/python tests/bench/bench_dispatch.py --database $(BENCH_DATABASE_URL)

@@ -423,28 +423,34 @@ def _finish(
     log.steps = trace.steps
     log.finished_at = timezone.now()
     log.duration_ms = trace.elapsed_ms()
-    if saved:
-        log.save(
-            update_fields=[
-                "status",
-                "verification",
-                "result",
-                "steps",
-                "finished_at",
-                "duration_ms",
-                "attempts",
-                "gated",
-                "duplicate_of",
-            ]
-        )
-    else:
-        log.save(force_insert=True)
+    _record(log, saved=saved)
     return ToolResult(
         call_id=call.id,
         status=status,
         payload=result,
         is_error=status in ERROR_STATUSES,
     )
+
+
+FINAL_FIELDS = [
+    "status",
+    "verification",
+    "result",
+    "steps",
+    "finished_at",
+    "duration_ms",
+    "attempts",
+    "gated",
+    "duplicate_of",
+]
+
+
+def _record(log: ToolCallLog, *, saved: bool) -> None:
+    """Write the call's row of the verification log (one statement)."""
+    if saved:
+        log.save(update_fields=FINAL_FIELDS)
+    else:
+        log.save(force_insert=True)
 
 
 def _raw_text(arguments: str | Mapping[str, Any]) -> str:

@@ -23,7 +23,11 @@ class ToolCallLog(models.Model):
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     business = models.ForeignKey(
-        Business, on_delete=models.CASCADE, related_name="+", verbose_name=_("business")
+        Business,
+        on_delete=models.CASCADE,
+        related_name="+",
+        verbose_name=_("business"),
+        db_index=False,
     )
     member = models.ForeignKey(
         Member,
@@ -32,8 +36,9 @@ class ToolCallLog(models.Model):
         blank=True,
         related_name="+",
         verbose_name=_("member"),
+        db_index=False,
     )
-    conversation_key = models.CharField(_("conversation"), max_length=64, db_index=True)
+    conversation_key = models.CharField(_("conversation"), max_length=64)
     message_key = models.CharField(_("message"), max_length=64, blank=True)
     provider_call_id = models.CharField(
         _("provider call id"), max_length=200, blank=True
@@ -53,6 +58,7 @@ class ToolCallLog(models.Model):
         blank=True,
         related_name="duplicates",
         verbose_name=_("duplicate of"),
+        db_index=False,
     )
     status = models.CharField(_("status"), max_length=20)
     verification = models.CharField(_("verification"), max_length=20, blank=True)
@@ -69,7 +75,13 @@ class ToolCallLog(models.Model):
         verbose_name = _("tool call")
         verbose_name_plural = _("tool calls")
         ordering = ["created_at"]
-        indexes = [models.Index(fields=["action_key", "created_at"])]
+        # Every index costs each call's insert: only the lookups the harness and the
+        # pages make (an action's earlier calls, a conversation's log, a gym's log).
+        indexes = [
+            models.Index(fields=["action_key", "created_at"]),
+            models.Index(fields=["conversation_key", "created_at"]),
+            models.Index(fields=["business", "created_at"]),
+        ]
 
     def __str__(self) -> str:
         return f"{self.tool_name} → {self.status}"
