@@ -164,3 +164,52 @@ def test_contract_fixture_call_same_route_and_result_in_two_gyms(name):
         check(normalized)
         outcomes.append((_route(f"{name}-{label}"), normalized))
     assert outcomes[0] == outcomes[1]
+
+
+REFUSALS = {
+    "unknown name": ("search_foodz", lambda w: {"query": "arroz"}, "unknown_tool"),
+    "nothing matched": ("search_foods", lambda w: {"query": "caviar"}, "no_results"),
+    "wrong type": (
+        "book_class",
+        lambda w: {"session_id": "spinning"},
+        "invalid_arguments",
+    ),
+    "extra property": (
+        "get_membership",
+        lambda w: {"member_id": w.member.pk},
+        "invalid_arguments",
+    ),
+    "full class": (
+        "book_class",
+        lambda w: {"session_id": w.ids["session_id:yoga"]},
+        "invalid_arguments",
+    ),
+    "another member's booking": (
+        "cancel_booking",
+        lambda w: {"booking_id": w.ids["booking_id:their_booking"]},
+        "not_found",
+    ),
+    "another gym's session": (
+        "book_class",
+        lambda w: {"session_id": w.ids["session_id:foreign_session"]},
+        "not_found",
+    ),
+    "freeze in the past": (
+        "freeze_membership",
+        lambda w: {"start": w.day(-3), "end": w.day(2)},
+        "invalid_arguments",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(REFUSALS))
+def test_contract_refusals_same_route_and_result_in_two_gyms(case):
+    name, arguments, status = REFUSALS[case]
+    outcomes = []
+    for label in ("first", "second"):
+        world = build_world()
+        call_id = f"{case}-{label}"
+        result = world.call(name, arguments(world), call_id=call_id)
+        assert result.status == status, result.payload
+        outcomes.append((_route(call_id), world.normalize(dict(result.payload))))
+    assert outcomes[0] == outcomes[1]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 import pytest
 from django.apps import apps
 
@@ -9,7 +11,7 @@ from approvals.models import PendingAction
 from gymnasia.classes.models import Booking
 from gymnasia.memberships.models import MembershipFreeze
 from gymnasia.nutrition.models import MealEntry
-from tools.integrations.faults import Fault, inject_fault
+from tools.integrations.faults import SLOW_WRITE_SECONDS, Fault, inject_fault
 from tools.models import Handoff, ToolCallLog
 
 pytestmark = pytest.mark.django_db
@@ -240,6 +242,19 @@ def test_a_write_that_times_out_after_committing_becomes_a_handoff(world):
     assert handoff.tried["tool"] == "add_food_to_meal"
     assert handoff.tool_call == ToolCallLog.objects.get()
     assert "no answer" in handoff.known
+
+
+@pytest.mark.postgres
+def test_a_write_running_past_the_timeout_is_stopped_and_undone(world, settings):
+    settings.TOOLS_EXECUTION_TIMEOUT = 0.3
+    started = time.monotonic()
+    with inject_fault("nutrition", Fault.SLOW_WRITE):
+        result = add_rice(world)
+    assert time.monotonic() - started < SLOW_WRITE_SECONDS
+    assert result.status == "failed"
+    assert result.payload["verification"] == "not_applied"
+    settings.TOOLS_EXECUTION_TIMEOUT = 10
+    assert dinner_entries(world) == 0
 
 
 def test_a_write_that_silently_does_not_apply_is_caught(world):

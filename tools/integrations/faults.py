@@ -9,7 +9,10 @@ misbehave until the block ends (or ``times`` calls have been spoiled):
 - ``STORAGE_FAILURE``: the write reaches the database, which refuses it (a real
   database error inside the write's transaction, so it rolls back);
 - ``TIMEOUT_AFTER_COMMIT``: the write is done and committed, then the answer is lost;
-- ``NOT_APPLIED``: the write answers as if done, but its change is silently undone.
+- ``NOT_APPLIED``: the write answers as if done, but its change is silently undone;
+- ``SLOW_WRITE``: the write's transaction stalls in the database for
+  ``SLOW_WRITE_SECONDS`` before its change (PostgreSQL: ``pg_sleep``), so the
+  execution timeout stops it.
 
 ``UNAVAILABLE`` and ``NOT_DELIVERED`` apply to every method; the write faults only to
 the client's ``writes``.
@@ -41,9 +44,16 @@ class Fault(enum.Enum):
     STORAGE_FAILURE = "storage_failure"
     TIMEOUT_AFTER_COMMIT = "timeout_after_commit"
     NOT_APPLIED = "not_applied"
+    SLOW_WRITE = "slow_write"
 
 
-WRITE_FAULTS = {Fault.STORAGE_FAILURE, Fault.TIMEOUT_AFTER_COMMIT, Fault.NOT_APPLIED}
+WRITE_FAULTS = {
+    Fault.STORAGE_FAILURE,
+    Fault.TIMEOUT_AFTER_COMMIT,
+    Fault.NOT_APPLIED,
+    Fault.SLOW_WRITE,
+}
+SLOW_WRITE_SECONDS = 2.0
 
 
 @dataclass
@@ -126,6 +136,14 @@ def _spoil(
         raise NotDelivered(f"{client.kind} refused the connection (injected)")
     if fault is Fault.STORAGE_FAILURE:
         return client._write(_refused_by_storage)
+    if fault is Fault.SLOW_WRITE:
+
+        def stall_then_write() -> Any:
+            with connection.cursor() as cursor:
+                cursor.execute("SELECT pg_sleep(%s)", [SLOW_WRITE_SECONDS])
+            return method(*args, **kwargs)
+
+        return client._write(stall_then_write)
     if fault is Fault.TIMEOUT_AFTER_COMMIT:
         method(*args, **kwargs)
         raise OutcomeUnknown(
