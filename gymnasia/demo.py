@@ -23,6 +23,7 @@ from gymnasia.classes.models import ClassType
 from gymnasia.classes.services import class_session_schedule
 from gymnasia.gyms.models import Business, Member, StaffRole
 from gymnasia.gyms.selectors import business_today
+from gymnasia.gyms.services import staff_role_grant
 from gymnasia.memberships.models import Membership, MembershipFreeze
 from gymnasia.memberships.services import membership_create
 from gymnasia.nutrition.services import food_upsert
@@ -161,9 +162,7 @@ def _demo_user(username: str, role: str, business: Business) -> tuple[str, str]:
         user.is_staff = True
         user.set_password(password)
         user.save()
-    StaffRole.objects.get_or_create(
-        business=business, user=user, defaults={"role": role}
-    )
+    staff_role_grant(business=business, user=user, role=role)
     return username, password
 
 

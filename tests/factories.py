@@ -11,6 +11,7 @@ from django.utils import timezone
 
 from gymnasia.classes.models import ClassSession, ClassType
 from gymnasia.gyms.models import Business, Member, StaffRole
+from gymnasia.gyms.services import staff_role_grant
 from gymnasia.memberships.models import Membership
 from gymnasia.nutrition.models import Food
 from gymnasia.nutrition.services import food_search_text
@@ -42,12 +43,20 @@ class UserFactory(factory.django.DjangoModelFactory):
 
 
 class StaffRoleFactory(factory.django.DjangoModelFactory):
+    """A role granted as the app grants it: with the group of that role."""
+
     class Meta:
         model = StaffRole
 
     business = factory.SubFactory(BusinessFactory)
     user = factory.SubFactory(UserFactory)
     role = StaffRole.Role.OWNER
+
+    @classmethod
+    def _create(
+        cls, model_class: type[StaffRole], *args: object, **kwargs: object
+    ) -> StaffRole:
+        return staff_role_grant(**kwargs)  # type: ignore[arg-type]
 
 
 class MemberFactory(factory.django.DjangoModelFactory):

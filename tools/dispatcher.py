@@ -25,6 +25,7 @@ import json
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from decimal import Decimal
 from typing import Any
 
 from django.conf import settings
@@ -45,6 +46,7 @@ from tools.integrations.errors import (
 )
 from tools.models import ActionLock, ToolCallLog
 from tools.registry import HandlerContext, Tool, ToolRegistry, published_registry
+from tools.selection import ToolPolicy
 from tools.services import handoff_create
 from tools.types import (
     DUPLICATE,
@@ -60,7 +62,6 @@ from tools.types import (
     UNKNOWN_TOOL,
     UNVERIFIABLE,
     VERIFIED,
-    Mode,
     Outcome,
     ToolCall,
     ToolResult,
@@ -85,7 +86,7 @@ class CallContext:
     business: Business
     member: Member | None
     conversation_key: str
-    offered: Mapping[str, Mode]
+    offered: Mapping[str, ToolPolicy]
     message_key: str = ""
     registry: ToolRegistry = field(default_factory=published_registry)
     clients: ClientFactory = client_for
@@ -128,9 +129,9 @@ def dispatch_tool_call(call: ToolCall, context: CallContext) -> ToolResult:
             UNKNOWN_TOOL,
             {"message": "This tool is not available here."},
         )
-    mode = context.offered[call.name]
+    policy = context.offered[call.name]
     log.offered, log.effect = True, tool.effect
-    trace.step("offered", offered=True, mode=mode)
+    trace.step("offered", offered=True, mode=policy.mode)
 
     arguments, errors = parse_arguments(tool, call.arguments)
     log.valid = arguments is not None
@@ -140,6 +141,17 @@ def dispatch_tool_call(call: ToolCall, context: CallContext) -> ToolResult:
             log, trace, call, INVALID_ARGUMENTS, {"errors": errors}, tool=tool
         )
     log.arguments = arguments
+    amount = _amount(tool, arguments)
+    if (
+        amount is not None
+        and policy.max_amount is not None
+        and amount > policy.max_amount
+    ):
+        trace.step("limit", amount=str(amount), max_amount=str(policy.max_amount))
+        errors = [f"The amount is above this gym's limit of {policy.max_amount}."]
+        return _finish(
+            log, trace, call, INVALID_ARGUMENTS, {"errors": errors}, tool=tool
+        )
 
     if not tool.is_write:
         return execute_and_verify(
@@ -167,7 +179,7 @@ def dispatch_tool_call(call: ToolCall, context: CallContext) -> ToolResult:
         return _finish(log, trace, call, DUPLICATE, payload, tool=tool, saved=False)
     trace.step("duplicate", first=None)
 
-    if mode == "gated":
+    if policy.gated_for(amount):
         log.gated = True
         pending_id = approval_queue()(log=log, arguments=arguments)
         trace.step("gated", pending_action=pending_id)
@@ -211,6 +223,11 @@ def parse_arguments(
         if schema.get("type") == "integer" and name in value:
             value[name] = int(value[name])
     return value, []
+
+
+def _amount(tool: Tool, arguments: dict[str, Any]) -> Decimal | None:
+    name = tool.declaration.amount_argument
+    return Decimal(str(arguments[name])) if name and name in arguments else None
 
 
 def _refuse_constant(name: str) -> Any:

@@ -1,15 +1,134 @@
-"""The verification log of tool calls, the action locks and staff handoffs."""
+"""Integrations, per-agent tool settings, the verification log of tool calls, the
+action locks and staff handoffs."""
 
 from __future__ import annotations
 
 import uuid
+from decimal import Decimal
 
 from django.conf import settings
+from django.core.validators import MinValueValidator
 from django.db import models
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from gymnasia.gyms.models import Business, Member
+
+
+class Integration(models.Model):
+    """A business's connection to one integration kind.
+
+    Built-in kinds are connected by switching them on; ``stripe`` needs the gym's
+    secret key, stored encrypted (``tools.crypto``) and never shown whole again.
+    """
+
+    class Kind(models.TextChoices):
+        NUTRITION = "nutrition", _("Nutrition (built in)")
+        CLASSES = "classes", _("Classes (built in)")
+        MEMBERSHIPS = "memberships", _("Memberships (built in)")
+        STRIPE = "stripe", _("Stripe (the gym's own account)")
+
+    class Status(models.TextChoices):
+        CONNECTED = "connected", _("Connected")
+        DISCONNECTED = "disconnected", _("Disconnected")
+        FAILING = "failing", _("Failing")
+
+    BUILT_IN = frozenset({Kind.NUTRITION, Kind.CLASSES, Kind.MEMBERSHIPS})
+
+    business = models.ForeignKey(
+        Business,
+        on_delete=models.CASCADE,
+        related_name="integrations",
+        verbose_name=_("business"),
+    )
+    kind = models.CharField(_("kind"), max_length=20, choices=Kind.choices)
+    status = models.CharField(
+        _("status"), max_length=12, choices=Status.choices, default=Status.DISCONNECTED
+    )
+    config = models.JSONField(_("configuration"), default=dict, blank=True)
+    credentials_encrypted = models.TextField(_("credentials (encrypted)"), blank=True)
+    credentials_hint = models.CharField(
+        _("stored credential"), max_length=12, blank=True
+    )
+    last_checked_at = models.DateTimeField(
+        _("last health check"), null=True, blank=True
+    )
+    last_error = models.TextField(_("last error"), blank=True)
+    updated_at = models.DateTimeField(_("updated at"), auto_now=True)
+
+    class Meta:
+        verbose_name = _("integration")
+        verbose_name_plural = _("integrations")
+        ordering = ["business", "kind"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["business", "kind"], name="integration_one_per_kind"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.get_kind_display()} ({self.get_status_display()})"
+
+
+class AgentToolSetting(models.Model):
+    """How one agent may use one tool: enabled, automatic or behind approval, limits.
+
+    A tool without a row is not enabled. The agent is referenced by name so that
+    this app never imports ``agents``.
+    """
+
+    class Mode(models.TextChoices):
+        AUTOMATIC = "auto", _("Automatic")
+        APPROVAL = "gated", _("Requires approval")
+
+    agent = models.ForeignKey(
+        "agents.Agent",
+        on_delete=models.CASCADE,
+        related_name="tool_settings",
+        verbose_name=_("agent"),
+    )
+    tool_name = models.CharField(_("tool"), max_length=100)
+    enabled = models.BooleanField(_("enabled"), default=False)
+    mode = models.CharField(
+        _("mode"), max_length=5, choices=Mode.choices, default=Mode.APPROVAL
+    )
+    auto_limit = models.DecimalField(
+        _("automatic up to"),
+        max_digits=10,
+        decimal_places=2,
+        null=True,
+        blank=True,
+        validators=[MinValueValidator(Decimal("0"))],
+        help_text=_(
+            "For tools with an amount: amounts up to this run without approval, "
+            "larger ones wait for staff."
+        ),
+    )
+    max_amount = models.DecimalField(
+        _("never more than"),
+        max_digits=10,
+        decimal_places=2,
+        null=True,
+        blank=True,
+        validators=[MinValueValidator(Decimal("0.01"))],
+        help_text=_("For tools with an amount: larger amounts are refused."),
+    )
+    approval_valid_minutes = models.PositiveIntegerField(
+        _("approval request valid for (minutes)"), default=24 * 60
+    )
+
+    class Meta:
+        verbose_name = _("tool setting")
+        verbose_name_plural = _("tool settings")
+        ordering = ["agent", "tool_name"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["agent", "tool_name"], name="agenttoolsetting_one_per_tool"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return self.tool_name
 
 
 class ToolCallLog(models.Model):

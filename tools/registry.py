@@ -52,6 +52,8 @@ class ToolDeclaration:
     effect: Effect
     needs_member: bool
     integration: str | None
+    #: The argument that is an amount of money, bounded by the owner's limits.
+    amount_argument: str | None = None
 
 
 @dataclass(frozen=True)

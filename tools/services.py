@@ -1,11 +1,20 @@
-"""Changes owned by the harness: staff handoffs."""
+"""Changes owned by the harness: integrations and staff handoffs."""
 
 from __future__ import annotations
 
+import json
+import re
 from typing import Any
 
+from django.db import DatabaseError
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from gymnasia.errors import DomainError, InvalidValue
 from gymnasia.gyms.models import Business, Member
-from tools.models import Handoff, ToolCallLog
+from tools.crypto import encrypt, masked
+from tools.integrations.errors import IntegrationUnavailable
+from tools.models import Handoff, Integration, ToolCallLog
 
 
 def handoff_create(
@@ -28,3 +37,63 @@ def handoff_create(
         known=known,
         tool_call=tool_call,
     )
+
+
+STRIPE_KEY_PATTERN = re.compile(r"^(sk|rk)_(test|live)_[A-Za-z0-9]{10,200}$")
+
+
+def stripe_key_problem(secret_key: str) -> str | None:
+    """Why a Stripe secret key is malformed, or ``None`` when it looks right."""
+    if not STRIPE_KEY_PATTERN.match(secret_key):
+        return _(
+            "A Stripe secret key looks like sk_live_… or sk_test_… (or rk_… for a "
+            "restricted key), with no spaces."
+        )
+    return None
+
+
+def integration_credentials_set(*, integration: Integration, secret_key: str) -> None:
+    """Store a new secret key, encrypted; only its last four characters stay readable."""
+    problem = stripe_key_problem(secret_key)
+    if problem:
+        raise InvalidValue(problem, field="secret_key")
+    integration.credentials_encrypted = encrypt(json.dumps({"secret_key": secret_key}))
+    integration.credentials_hint = masked(secret_key)
+    integration.save(
+        update_fields=["credentials_encrypted", "credentials_hint", "updated_at"]
+    )
+
+
+def integration_health_check(*, integration: Integration) -> bool:
+    """Check that the integration works now and record the result.
+
+    A built-in integration that is switched on is checked by reading the gym's
+    database; Stripe by reading the account's balance with the stored key. A failing
+    integration's tools are not offered until a check passes again.
+    """
+    from tools.integrations import stripe_client
+    from tools.integrations.errors import IntegrationError
+
+    error = ""
+    try:
+        if integration.kind == Integration.Kind.STRIPE:
+            if not integration.credentials_encrypted:
+                raise IntegrationUnavailable("no Stripe key is stored")
+            stripe_client(integration).health()
+        else:
+            Business.objects.filter(pk=integration.business_id).exists()
+    except (IntegrationError, DatabaseError, DomainError) as problem:
+        error = str(problem)[:500]
+    integration.last_checked_at = timezone.now()
+    integration.last_error = error
+    if error:
+        integration.status = Integration.Status.FAILING
+    elif (
+        integration.kind == Integration.Kind.STRIPE
+        or integration.status == Integration.Status.FAILING
+    ):
+        integration.status = Integration.Status.CONNECTED
+    integration.save(
+        update_fields=["last_checked_at", "last_error", "status", "updated_at"]
+    )
+    return not error

@@ -174,6 +174,43 @@ PUBLISHED: list[ToolDeclaration] = [
         integration="memberships",
     ),
     ToolDeclaration(
+        name="list_payments",
+        description=(
+            "List the member's card payments to the gym (from the gym's Stripe "
+            "account), each with its payment_id, date, description, amount, currency, "
+            "amount already refunded and amount still refundable. Use it before a "
+            "refund and when the member asks about their payments."
+        ),
+        parameters=_object({}),
+        effect="read",
+        needs_member=True,
+        integration="stripe",
+    ),
+    ToolDeclaration(
+        name="refund_payment",
+        description=(
+            "Refund part or all of one of the member's card payments. Get the "
+            "payment_id from list_payments first; the amount is in the payment's "
+            "currency units (e.g. 12.50) and cannot exceed what is still refundable. "
+            "Only when the member asks for a refund; the gym's staff may need to "
+            "approve it."
+        ),
+        parameters=_object(
+            {
+                "payment_id": {
+                    "type": "string",
+                    "pattern": "^ch_[A-Za-z0-9]{1,64}$",
+                    "description": "From list_payments.",
+                },
+                "amount": {"type": "number", "exclusiveMinimum": 0, "maximum": 100000},
+            }
+        ),
+        effect="write",
+        needs_member=True,
+        integration="stripe",
+        amount_argument="amount",
+    ),
+    ToolDeclaration(
         name="handoff_to_staff",
         description=(
             "Hand the conversation to the gym's staff, who will answer here. Use it "

@@ -9,6 +9,7 @@ from gymnasia.gyms.admin import BusinessScopedAdmin
 @admin.register(ClassType)
 class ClassTypeAdmin(BusinessScopedAdmin):
     list_display = ["name", "business"]
+    search_fields = ["name"]
 
 
 @admin.register(ClassSession)
@@ -22,6 +23,7 @@ class ClassSessionAdmin(BusinessScopedAdmin):
         "room",
     ]
     list_filter = ["class_type", "is_cancelled"]
+    search_fields = ["class_type__name", "instructor", "room"]
     list_select_related = ["class_type"]
     date_hierarchy = "starts_at"
 
@@ -29,6 +31,6 @@ class ClassSessionAdmin(BusinessScopedAdmin):
 @admin.register(Booking)
 class BookingAdmin(BusinessScopedAdmin):
     list_display = ["member", "session", "status", "created_at"]
-    list_filter = ["status"]
+    list_filter = ["status", "session"]
     list_select_related = ["member", "session__class_type"]
-    read_only_for_owners = True
+    autocomplete_fields = ["member", "session"]

@@ -1,7 +1,9 @@
-"""Admin pages of the gym domain, scoped to the businesses of the signed-in user.
+"""Admin pages of the gym domain, and the base of every business-scoped admin page.
 
-Owners see and edit their own business's rows; staff only see them; nobody reaches
-another business's rows, by construction of the querysets and the choice lists.
+Two checks meet on every page: the Django permission the user's group grants
+(``gymnasia.roles``), and the user's role at the object's business. Querysets,
+foreign-key choices, autocompletes and list filters only hold the user's businesses'
+rows, and another business's object is a 404, indistinguishable from a missing one.
 """
 
 from __future__ import annotations
@@ -10,9 +12,9 @@ from typing import Any
 
 from django import forms
 from django.contrib import admin
-from django.db import models
-from django.db.models import QuerySet
-from django.http import HttpRequest
+from django.contrib.admin.utils import unquote
+from django.db.models import Model, QuerySet
+from django.http import Http404, HttpRequest, HttpResponse
 from django.utils.translation import gettext_lazy as _
 
 from gymnasia.gyms.models import Business, Member, StaffRole
@@ -20,6 +22,10 @@ from gymnasia.gyms.selectors import businesses_for_user
 
 OWNER_ROLES = (StaffRole.Role.OWNER,)
 ANY_ROLE = (StaffRole.Role.OWNER, StaffRole.Role.STAFF)
+
+
+def has_business_field(model: type[Model]) -> bool:
+    return any(f.name == "business" for f in model._meta.get_fields())
 
 
 class SameBusinessForm(forms.ModelForm):
@@ -37,18 +43,54 @@ class SameBusinessForm(forms.ModelForm):
         return cleaned
 
 
+class ScopedRelatedFilter(admin.RelatedFieldListFilter):
+    """A list filter whose choices are only the user's businesses' objects."""
+
+    def field_choices(self, field: Any, request: HttpRequest, model_admin: Any) -> Any:
+        related = field.related_model
+        if request.user.is_superuser or not (
+            related is Business or has_business_field(related)
+        ):
+            return super().field_choices(field, request, model_admin)
+        businesses = businesses_for_user(user=request.user)
+        qs = (
+            related._default_manager.filter(pk__in=businesses)
+            if related is Business
+            else related._default_manager.filter(business__in=businesses)
+        )
+        return [(obj.pk, str(obj)) for obj in qs]
+
+
 class BusinessScopedAdmin(admin.ModelAdmin):
-    """A model admin whose rows all have a ``business`` foreign key."""
+    """A model admin whose rows belong to a business through ``business_path``."""
 
     form = SameBusinessForm
     business_path = "business"
-    #: Rows members create through the assistant are shown, not edited here.
-    read_only_for_owners = False
+
+    def get_list_filter(self, request: HttpRequest) -> Any:
+        return [
+            (name, ScopedRelatedFilter) if self._is_relation(name) else name
+            for name in super().get_list_filter(request)
+        ]
+
+    def _is_relation(self, name: Any) -> bool:
+        if not isinstance(name, str) or "__" in name:
+            return False
+        try:
+            return bool(self.model._meta.get_field(name).is_relation)
+        except Exception:
+            return False
 
     def _businesses(
         self, request: HttpRequest, roles: tuple[str, ...]
     ) -> QuerySet[Business]:
         return businesses_for_user(user=request.user, roles=roles)
+
+    def _business_id(self, obj: Any) -> int:
+        target = obj
+        for part in self.business_path.split("__"):
+            target = getattr(target, part)
+        return int(target.pk)
 
     def _has_role(
         self, request: HttpRequest, roles: tuple[str, ...], obj: Any = None
@@ -60,12 +102,6 @@ class BusinessScopedAdmin(admin.ModelAdmin):
             return businesses.exists()
         return businesses.filter(pk=self._business_id(obj)).exists()
 
-    def _business_id(self, obj: Any) -> int:
-        target = obj
-        for part in self.business_path.split("__"):
-            target = getattr(target, part)
-        return int(target.pk)
-
     def get_queryset(self, request: HttpRequest) -> QuerySet[Any]:
         qs = super().get_queryset(request)
         if request.user.is_superuser:
@@ -75,40 +111,78 @@ class BusinessScopedAdmin(admin.ModelAdmin):
         )
 
     def has_module_permission(self, request: HttpRequest) -> bool:
-        return self._has_role(request, ANY_ROLE)
+        return super().has_module_permission(request) and self._has_role(
+            request, ANY_ROLE
+        )
 
     def has_view_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return self._has_role(request, ANY_ROLE, obj)
+        allowed = super().has_view_permission(request, obj)
+        return allowed and self._has_role(request, ANY_ROLE, obj)
 
     def has_add_permission(self, request: HttpRequest, *args: Any) -> bool:
-        return not self.read_only_for_owners and self._has_role(request, OWNER_ROLES)
+        allowed = super().has_add_permission(request, *args)
+        return allowed and self._has_role(request, OWNER_ROLES)
 
     def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return not self.read_only_for_owners and self._has_role(
-            request, OWNER_ROLES, obj
-        )
+        allowed = super().has_change_permission(request, obj)
+        return allowed and self._has_role(request, OWNER_ROLES, obj)
 
     def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return not self.read_only_for_owners and self._has_role(
-            request, OWNER_ROLES, obj
-        )
+        allowed = super().has_delete_permission(request, obj)
+        return allowed and self._has_role(request, OWNER_ROLES, obj)
 
     def formfield_for_foreignkey(
-        self, db_field: models.ForeignKey[Any, Any], request: HttpRequest, **kwargs: Any
+        self, db_field: Any, request: HttpRequest, **kwargs: Any
     ) -> Any:
         if not request.user.is_superuser:
             related = db_field.related_model
             owned = self._businesses(request, OWNER_ROLES)
             if related is Business:
                 kwargs["queryset"] = owned
-            elif any(f.name == "business" for f in related._meta.get_fields()):
+            elif has_business_field(related):
                 kwargs["queryset"] = related._default_manager.filter(business__in=owned)
         return super().formfield_for_foreignkey(db_field, request, **kwargs)
+
+    def _visible_or_404(self, request: HttpRequest, object_id: str | None) -> None:
+        if (
+            object_id is not None
+            and self.get_object(request, unquote(object_id)) is None
+        ):
+            raise Http404(_("No such object."))
+
+    def change_view(
+        self,
+        request: HttpRequest,
+        object_id: str,
+        form_url: str = "",
+        extra_context: dict[str, Any] | None = None,
+    ) -> HttpResponse:
+        self._visible_or_404(request, object_id)
+        return super().change_view(request, object_id, form_url, extra_context)
+
+    def delete_view(
+        self,
+        request: HttpRequest,
+        object_id: str,
+        extra_context: dict[str, Any] | None = None,
+    ) -> HttpResponse:
+        self._visible_or_404(request, object_id)
+        return super().delete_view(request, object_id, extra_context)
+
+    def history_view(
+        self,
+        request: HttpRequest,
+        object_id: str,
+        extra_context: dict[str, Any] | None = None,
+    ) -> HttpResponse:
+        self._visible_or_404(request, object_id)
+        return super().history_view(request, object_id, extra_context)
 
 
 @admin.register(Business)
 class BusinessAdmin(BusinessScopedAdmin):
     list_display = ["name", "slug", "time_zone", "language"]
+    search_fields = ["name", "slug"]
     business_path = "pk"
     prepopulated_fields = {"slug": ["name"]}
 
@@ -121,30 +195,15 @@ class BusinessAdmin(BusinessScopedAdmin):
             return qs
         return qs.filter(pk__in=self._businesses(request, ANY_ROLE))
 
-    def has_add_permission(self, request: HttpRequest, *args: Any) -> bool:
-        return bool(request.user.is_superuser)
-
-    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return bool(request.user.is_superuser)
-
 
 @admin.register(StaffRole)
 class StaffRoleAdmin(BusinessScopedAdmin):
     list_display = ["user", "business", "role"]
-    list_filter = ["role"]
-
-    def has_add_permission(self, request: HttpRequest, *args: Any) -> bool:
-        return bool(request.user.is_superuser)
-
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return bool(request.user.is_superuser)
-
-    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return bool(request.user.is_superuser)
+    list_filter = ["role", "business"]
 
 
 @admin.register(Member)
 class MemberAdmin(BusinessScopedAdmin):
     list_display = ["name", "external_id", "email", "language", "business"]
     search_fields = ["name", "external_id", "email"]
-    list_filter = ["language"]
+    list_filter = ["language", "business"]

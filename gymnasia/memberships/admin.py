@@ -11,10 +11,12 @@ class MembershipAdmin(BusinessScopedAdmin):
     list_display = ["member", "plan", "status", "starts_on", "ends_on"]
     list_filter = ["status", "plan"]
     list_select_related = ["member"]
+    autocomplete_fields = ["member"]
+    search_fields = ["member__name", "member__external_id", "plan"]
 
 
 @admin.register(MembershipFreeze)
 class MembershipFreezeAdmin(BusinessScopedAdmin):
     list_display = ["membership", "start", "end", "created_at"]
     list_select_related = ["membership__member"]
-    read_only_for_owners = True
+    autocomplete_fields = ["membership"]

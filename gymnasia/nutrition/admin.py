@@ -32,6 +32,6 @@ class FoodAdmin(BusinessScopedAdmin):
 @admin.register(MealEntry)
 class MealEntryAdmin(BusinessScopedAdmin):
     list_display = ["date", "meal", "member", "food", "grams"]
-    list_filter = ["meal", "date"]
+    list_filter = ["meal", "date", "food"]
     list_select_related = ["member", "food"]
-    read_only_for_owners = True
+    autocomplete_fields = ["member", "food"]

@@ -166,6 +166,7 @@ def run(database_url: str, calls: int) -> None:
     import tools.dispatcher as dispatcher
     from gymnasia.gyms.models import Business
     from tools.dispatcher import CallContext, dispatch_tool_call
+    from tools.selection import ToolPolicy
     from tools.types import ToolCall
 
     business, _ = Business.objects.get_or_create(
@@ -180,7 +181,10 @@ def run(database_url: str, calls: int) -> None:
             business=business,
             member=None,
             conversation_key=conversation,
-            offered={"bench_read": "auto", "bench_write": "auto"},
+            offered={
+                "bench_read": ToolPolicy("auto"),
+                "bench_write": ToolPolicy("auto"),
+            },
             registry=registry,
             clients=lambda kind, business: client,
         )

@@ -32,9 +32,12 @@ def test_seed_demo_prints_the_logins_in_the_public_format():
     lines = seed().splitlines()
     assert lines[0].startswith("owner: demo-owner ")
     assert lines[1].startswith("staff: demo-staff ")
-    assert lines[2:] == [f"member: {external_id}" for external_id, *_ in MEMBERS]
+    assert lines[2].startswith("agent: ag_")
+    assert lines[3].startswith("identity secret: ")
+    assert len(lines[3].removeprefix("identity secret: ")) >= 43  # 32 random bytes
+    assert lines[4:] == [f"member: {external_id}" for external_id, *_ in MEMBERS]
     for line in lines:
-        assert len(line.split(" ")) in (2, 3)
+        assert len(line.split(": ")[1].split(" ")) in (1, 2)
 
 
 def test_seed_demo_twice_creates_nothing_new(row_counts):

@@ -4,11 +4,14 @@ and gives the same result."""
 
 from __future__ import annotations
 
+import contextlib
+import secrets
 from collections.abc import Callable
 from typing import Any
 
 import pytest
 
+from tests.fakes.stripe_server import running_fake_stripe
 from tests.tools.world import World, build_world
 from tools.models import ToolCallLog
 from tools.registry import published_registry
@@ -136,6 +139,22 @@ def _freeze_membership(result):
     assert result["freeze"]["days"] == 10
 
 
+@fixture("list_payments", lambda w: {})
+def _list_payments(result):
+    assert [p["payment_id"] for p in result["payments"]] == ["monthly_fee", "towel"]
+    assert result["payments"][1]["amount"] == 12.5
+
+
+@fixture(
+    "refund_payment",
+    lambda w: {"payment_id": w.ids["payment_id:towel"], "amount": 12.5},
+)
+def _refund_payment(result):
+    assert result["verification"] == "verified"
+    assert result["refund"]["payment_id"] == "towel"
+    assert result["refund"]["amount"] == 12.5
+
+
 @fixture("handoff_to_staff", lambda w: {"reason": "Quiero hablar con una persona."})
 def _handoff_to_staff(result):
     assert result["verification"] == "verified"
@@ -146,17 +165,25 @@ def test_contract_every_published_tool_has_a_fixture_call():
     assert sorted(FIXTURES) == sorted(published_registry().names())
 
 
+@pytest.fixture
+def stack():
+    with contextlib.ExitStack() as stack:
+        yield stack
+
+
 def _route(result_call_id: str) -> list[str]:
     log = ToolCallLog.objects.get(provider_call_id=result_call_id)
     return [step["step"] for step in log.steps]
 
 
 @pytest.mark.parametrize("name", sorted(FIXTURES))
-def test_contract_fixture_call_same_route_and_result_in_two_gyms(name):
+def test_contract_fixture_call_same_route_and_result_in_two_gyms(name, stack):
     arguments, check = FIXTURES[name]
     outcomes = []
     for label in ("first", "second"):
         world = build_world()
+        stripe = running_fake_stripe("sk_test_" + secrets.token_hex(12))
+        world.connect_stripe(stack.enter_context(stripe))
         result = world.call(name, arguments(world), call_id=f"{name}-{label}")
         assert result.call_id == f"{name}-{label}"
         assert result.status == "ok", result.payload

@@ -26,6 +26,8 @@ DESIGN_TOOLS = {
     "cancel_booking": ("write", "classes", True),
     "get_membership": ("read", "memberships", True),
     "freeze_membership": ("write", "memberships", True),
+    "list_payments": ("read", "stripe", True),
+    "refund_payment": ("write", "stripe", True),
     "handoff_to_staff": ("write", None, False),
 }
 

@@ -20,11 +20,14 @@ from tests.factories import (
     MembershipFactory,
 )
 from tools.dispatcher import CallContext, dispatch_tool_call
+from tools.models import Integration
 from tools.registry import published_registry
+from tools.selection import ToolPolicy
+from tools.services import integration_credentials_set
 from tools.types import Mode, ToolCall, ToolResult
 
-ID_KEYS = {"food_id", "entry_id", "session_id", "booking_id", "freeze_id"}
-OPAQUE_KEYS = {"handoff_id", "handoff", "pending_action"}
+ID_KEYS = {"food_id", "entry_id", "session_id", "booking_id", "freeze_id", "payment_id"}
+OPAQUE_KEYS = {"handoff_id", "handoff", "pending_action", "refund_id"}
 
 
 @dataclass
@@ -35,6 +38,31 @@ class World:
     foreign_member: Member
     today: datetime.date
     ids: dict[str, int] = field(default_factory=dict)
+
+    def connect_stripe(self, fake: Any, *, timeout: float = 1.0) -> None:
+        """Connect the gym's Stripe account (a fake on loopback) and give the member
+        a customer with two card payments."""
+        integration = Integration.objects.create(
+            business=self.business,
+            kind=Integration.Kind.STRIPE,
+            status=Integration.Status.CONNECTED,
+            config={"base_url": fake.base_url, "timeout_seconds": timeout},
+        )
+        integration_credentials_set(integration=integration, secret_key=fake.secret_key)
+        customer = fake.add_customer(email=self.member.email)
+        self.ids["payment_id:monthly_fee"] = fake.add_charge(
+            customer=customer,
+            amount=4500,
+            description="Cuota mensual",
+            created=1_780_000_000,
+        )
+        self.ids["payment_id:towel"] = fake.add_charge(
+            customer=customer, amount=1250, description="Toalla", created=1_770_000_000
+        )
+        stranger = fake.add_customer(email="someone.else@example.com")
+        self.ids["payment_id:stranger"] = fake.add_charge(
+            customer=stranger, amount=9900
+        )
 
     def day(self, offset: int) -> str:
         return (self.today + datetime.timedelta(days=offset)).isoformat()
@@ -53,7 +81,7 @@ class World:
             business=self.business,
             member=who if not isinstance(who, str) else None,
             conversation_key=conversation,
-            offered=offered,
+            offered={name: ToolPolicy(mode=mode) for name, mode in offered.items()},
         )
 
     def call(
@@ -86,6 +114,8 @@ class World:
 def build_world() -> World:
     business = BusinessFactory()
     member = MembershipFactory(member__business=business).member
+    member.email = f"{member.external_id}@example.com"
+    member.save(update_fields=["email"])
     other_member = MembershipFactory(member__business=business).member
     today = business_today(business=business)
     world = World(

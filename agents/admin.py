@@ -1,0 +1,251 @@
+"""Admin pages of agents: persona, provider, widget settings, per-tool settings and
+the "Effective tools" panel that shows what the assistant can do right now."""
+
+from __future__ import annotations
+
+from typing import Any, cast
+from urllib.parse import urlsplit
+
+from django import forms
+from django.contrib import admin
+from django.http import HttpRequest
+from django.utils.html import format_html, format_html_join
+from django.utils.safestring import SafeString
+from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
+
+from agents.models import Agent
+from agents.services import identity_secret_new, provider_missing_key
+from gymnasia.gyms.admin import BusinessScopedAdmin, SameBusinessForm
+from gymnasia.gyms.models import Member
+from tools.crypto import encrypt, masked
+from tools.models import AgentToolSetting
+from tools.registry import published_registry
+from tools.selection import REASONS, ToolPolicy, default_mode, offered_tools
+
+
+class AgentForm(SameBusinessForm):
+    class Meta:
+        model = Agent
+        fields = [
+            "business",
+            "name",
+            "language",
+            "instructions",
+            "provider",
+            "model",
+            "max_tool_steps",
+            "allowed_origins",
+        ]
+
+    def clean_provider(self) -> str:
+        provider = str(self.cleaned_data["provider"])
+        missing = provider_missing_key(provider)
+        if missing:
+            raise forms.ValidationError(
+                _("This provider needs %(variable)s in the server's environment.")
+                % {"variable": missing}
+            )
+        return provider
+
+    def clean_allowed_origins(self) -> str:
+        lines = [
+            line.strip() for line in self.cleaned_data["allowed_origins"].splitlines()
+        ]
+        for line in filter(None, lines):
+            parts = urlsplit(line)
+            if (
+                parts.scheme not in ("http", "https")
+                or not parts.hostname
+                or parts.path.strip("/")
+                or parts.query
+                or parts.fragment
+            ):
+                raise forms.ValidationError(
+                    _("%(line)s is not an origin like https://gym.example.")
+                    % {"line": line}
+                )
+        return "\n".join(line.rstrip("/") for line in lines if line)
+
+
+class ToolSettingForm(forms.ModelForm):
+    tool_name = forms.ChoiceField(label=_("tool"), choices=())
+
+    class Meta:
+        model = AgentToolSetting
+        fields = [
+            "tool_name",
+            "enabled",
+            "mode",
+            "auto_limit",
+            "max_amount",
+            "approval_valid_minutes",
+        ]
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        field = cast(forms.ChoiceField, self.fields["tool_name"])
+        field.choices = [(t.name, t.name) for t in published_registry()]
+
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean() or {}
+        tool = published_registry().get(cleaned.get("tool_name", ""))
+        if tool is not None and not tool.declaration.amount_argument:
+            for name in ("auto_limit", "max_amount"):
+                if cleaned.get(name) is not None:
+                    self.add_error(name, _("This tool has no amount."))
+        auto_limit, max_amount = cleaned.get("auto_limit"), cleaned.get("max_amount")
+        if (
+            auto_limit is not None
+            and max_amount is not None
+            and auto_limit > max_amount
+        ):
+            self.add_error("auto_limit", _("The automatic limit is above the maximum."))
+        return cleaned
+
+
+class ToolSettingInline(admin.TabularInline):
+    """Every tool of the registry, configured or not: unconfigured ones come as
+    extra rows with the defaults, saved when the owner changes them."""
+
+    model = AgentToolSetting
+    form = ToolSettingForm
+    can_delete = False
+    verbose_name = _("tool")
+    verbose_name_plural = _("tools")
+
+    def _missing(self, obj: Agent | None) -> list[str]:
+        configured = (
+            set(obj.tool_settings.values_list("tool_name", flat=True)) if obj else set()
+        )
+        return [t.name for t in published_registry() if t.name not in configured]
+
+    def get_extra(
+        self, request: HttpRequest, obj: Agent | None = None, **kwargs: Any
+    ) -> int:
+        return len(self._missing(obj))
+
+    def get_max_num(
+        self, request: HttpRequest, obj: Agent | None = None, **kwargs: Any
+    ) -> int:
+        return len(published_registry().names())
+
+    def get_formset(
+        self, request: HttpRequest, obj: Agent | None = None, **kwargs: Any
+    ) -> Any:
+        formset = super().get_formset(request, obj, **kwargs)
+        registry = published_registry()
+        initial = []
+        missing = set(self._missing(obj))
+        for tool in registry:
+            if tool.name not in missing:
+                continue
+            initial.append(
+                {
+                    "tool_name": tool.name,
+                    "mode": default_mode(
+                        effect=tool.effect,
+                        amount_argument=tool.declaration.amount_argument,
+                    ),
+                }
+            )
+
+        class WithInitial(formset):  # type: ignore[misc, valid-type]
+            def __init__(self, *args: Any, **kw: Any) -> None:
+                kw.setdefault("initial", initial)
+                super().__init__(*args, **kw)
+
+        return WithInitial
+
+    def has_view_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return bool(request.user.has_perm("tools.view_agenttoolsetting"))
+
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return bool(request.user.has_perm("tools.add_agenttoolsetting"))
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return bool(request.user.has_perm("tools.change_agenttoolsetting"))
+
+
+def _describe(policy: ToolPolicy) -> str:
+    if policy.mode == "auto":
+        text = gettext("offered (automatic)")
+    elif policy.auto_limit is not None:
+        text = gettext("offered (automatic up to %(limit)s, above needs approval)") % {
+            "limit": policy.auto_limit
+        }
+    else:
+        text = gettext("offered (needs approval)")
+    if policy.max_amount is not None:
+        text += " · " + gettext("never above %(max)s") % {"max": policy.max_amount}
+    return text
+
+
+@admin.register(Agent)
+class AgentAdmin(BusinessScopedAdmin):
+    form = AgentForm
+    inlines = [ToolSettingInline]
+    list_display = ["name", "business", "provider", "model", "language", "public_key"]
+    list_filter = ["provider", "business"]
+    search_fields = ["name", "public_key"]
+    readonly_fields = ["public_key", "identity_secret_hint", "effective_tools"]
+    fieldsets = [
+        (None, {"fields": ["business", "name", "language", "instructions"]}),
+        (_("Model"), {"fields": ["provider", "model", "max_tool_steps"]}),
+        (
+            _("Widget"),
+            {"fields": ["public_key", "identity_secret_hint", "allowed_origins"]},
+        ),
+        (_("Effective tools"), {"fields": ["effective_tools"]}),
+    ]
+
+    def save_model(
+        self, request: HttpRequest, obj: Any, form: Any, change: bool
+    ) -> None:
+        if not obj.identity_secret_encrypted:
+            obj.identity_secret_encrypted = encrypt(identity_secret_new())
+        super().save_model(request, obj, form, change)
+
+    @admin.display(description=_("identity secret"))
+    def identity_secret_hint(self, obj: Agent) -> str:
+        if not obj.pk or not obj.identity_secret_encrypted:
+            return "—"
+        return masked(obj.identity_secret)
+
+    @admin.display(description=_("what the assistant can do now"))
+    def effective_tools(self, obj: Agent) -> SafeString | str:
+        if not obj.pk:
+            return gettext("Save the agent to see its tools.")
+        for_members = offered_tools(obj, Member(business_id=obj.business_id))
+        for_visitors = offered_tools(obj, None)
+
+        def state(selection: Any, name: str) -> str:
+            if name in selection.offered:
+                return _describe(selection.offered[name])
+            return gettext("hidden: %(reason)s") % {
+                "reason": REASONS[selection.excluded[name]]
+            }
+
+        rows = format_html_join(
+            "",
+            '<tr data-tool="{}"><td><code>{}</code></td><td>{}</td><td>{}</td><td>{}</td></tr>',
+            (
+                (
+                    tool.name,
+                    tool.name,
+                    gettext("changes data") if tool.is_write else gettext("reads"),
+                    state(for_members, tool.name),
+                    state(for_visitors, tool.name),
+                )
+                for tool in published_registry()
+            ),
+        )
+        return format_html(
+            '<table class="effective-tools"><thead><tr><th>{}</th><th>{}</th><th>{}</th>'
+            "<th>{}</th></tr></thead><tbody>{}</tbody></table>",
+            gettext("tool"),
+            gettext("kind"),
+            gettext("for verified members"),
+            gettext("for anonymous visitors"),
+            rows,
+        )
