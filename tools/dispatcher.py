@@ -335,7 +335,7 @@ def _run(
             retry = isinstance(error, NotDelivered) or not tool.is_write
             trace.step("attempt", number=log.attempts, error=_error_name(error))
             if retry and log.attempts < MAX_ATTEMPTS:
-                time.sleep(RETRY_BACKOFF_SECONDS[log.attempts - 1])
+                _backoff(log.attempts)
                 continue
             return finish(UNAVAILABLE, {"message": _unavailable_message(tool)})
         except IntegrationFailed as error:
@@ -346,6 +346,7 @@ def _run(
         except OutcomeUnknown as error:
             trace.step("attempt", number=log.attempts, error=_error_name(error))
             if not tool.is_write and log.attempts < MAX_ATTEMPTS:
+                _backoff(log.attempts)
                 continue
             if not tool.is_write:
                 return finish(UNAVAILABLE, {"message": _unavailable_message(tool)})
@@ -385,6 +386,11 @@ def _run(
         )
     known = "The integration answered that it was done, but looking again could not confirm it."
     return _unknown(log, trace, call, tool, context, arguments, known, saved)
+
+
+def _backoff(attempt: int) -> None:
+    """Wait before retrying a call that provably did nothing."""
+    time.sleep(RETRY_BACKOFF_SECONDS[attempt - 1])
 
 
 def _unknown(

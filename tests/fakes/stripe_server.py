@@ -309,6 +309,16 @@ class FakeStripe:
             self._reopen_timer = timer
             timer.start()
 
+    def listen_again(self) -> None:
+        """End a refusal now: open the listener on the same port before returning."""
+        with self._life_lock:
+            if self._refused_until is None:
+                return
+            self._cancel_reopen()
+            self._generation += 1
+            self._open_server(self.port)
+            self._refused_until = None
+
     @property
     def refuse_connections_for(self) -> float:
         """Seconds left before the listener comes back; 0.0 while listening.

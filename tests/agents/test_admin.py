@@ -1,0 +1,146 @@
+"""Owners configure their assistant in admin; bad input changes nothing."""
+
+from __future__ import annotations
+
+import re
+import secrets
+from io import StringIO
+
+import pytest
+from django.core.management import call_command
+
+from agents.models import Agent
+from tests.admin_forms import form_data, inline_prefix_for
+from tests.fakes.stripe_server import running_fake_stripe
+from tools.models import AgentToolSetting, Integration
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def demo(client):
+    out = StringIO()
+    call_command("seed_demo", stdout=out)
+    _, username, password = out.getvalue().splitlines()[0].split(" ")
+    assert client.login(username=username, password=password)
+    return client
+
+
+def panel_row(html: str, tool: str) -> str:
+    match = re.search(rf'<tr data-tool="{tool}">(.*?)</tr>', html, re.S)
+    assert match, tool
+    return re.sub(r"<[^>]+>", "|", match.group(1))
+
+
+def agent_page(client) -> tuple[str, str]:
+    agent = Agent.objects.get()
+    url = f"/admin/agents/agent/{agent.pk}/change/"
+    return url, client.get(url).content.decode()
+
+
+def test_owner_connects_stripe_and_gates_a_tool_and_the_panel_follows(demo, settings):
+    settings.LANGUAGE_CODE = "en"
+    url, page = agent_page(demo)
+    assert "hidden: integration not connected" in panel_row(page, "refund_payment")
+    assert "offered (automatic)" in panel_row(page, "book_class")
+    assert "hidden: needs a verified member" in panel_row(page, "book_class")
+
+    key = "sk_test_" + secrets.token_hex(12)
+    with running_fake_stripe(key) as fake:
+        stripe = Integration.objects.get(kind="stripe")
+        stripe_url = f"/admin/tools/integration/{stripe.pk}/change/"
+        data = form_data(demo.get(stripe_url).content.decode(), "integration_form")
+        data.update(secret_key=key, base_url=fake.base_url, timeout_seconds="2")
+        response = demo.post(stripe_url, data)
+        assert response.status_code == 302, response.content.decode()[:2000]
+    stripe.refresh_from_db()
+    assert (stripe.status, stripe.credentials_hint) == ("connected", f"••••{key[-4:]}")
+    _, page = agent_page(demo)
+    assert "offered (needs approval)" in panel_row(page, "refund_payment")
+
+    data = form_data(page, "agent_form")
+    prefix = inline_prefix_for(data, "tool_name", "book_class")
+    data[f"{prefix}-mode"] = "gated"
+    response = demo.post(url, data)
+    assert response.status_code == 302, response.content.decode()[:3000]
+    assert AgentToolSetting.objects.get(tool_name="book_class").mode == "gated"
+    _, page = agent_page(demo)
+    assert "offered (needs approval)" in panel_row(page, "book_class")
+
+
+def test_the_inline_lists_every_tool_even_unconfigured_ones(demo):
+    AgentToolSetting.objects.filter(tool_name="cancel_booking").delete()
+    _, page = agent_page(demo)
+    data = form_data(page, "agent_form")
+    names = {v for k, v in data.items() if k.endswith("-tool_name")}
+    from tools.registry import published_registry
+
+    assert names == set(published_registry().names())
+
+
+def post_changes(client, url, form_id, changes):
+    data = form_data(client.get(url).content.decode(), form_id)
+    data.update(changes)
+    return client.post(url, data)
+
+
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        ({"secret_key": "sk_live_has spaces in it"}, "no spaces"),
+        ({"secret_key": "pk_test_abcdefghijklmnop"}, "sk_live_"),
+        ({"kind": "paypal"}, "Select a valid choice"),
+    ],
+)
+def test_bad_integration_input_is_a_form_error_and_saves_nothing(
+    demo, row_counts, changes, message, settings
+):
+    settings.LANGUAGE_CODE = "en"
+    stripe = Integration.objects.get(kind="stripe")
+    url = f"/admin/tools/integration/{stripe.pk}/change/"
+    before = row_counts()
+    response = post_changes(demo, url, "integration_form", changes)
+    assert response.status_code == 200
+    assert message in response.content.decode()
+    assert row_counts() == before
+    stripe.refresh_from_db()
+    assert (stripe.credentials_encrypted, stripe.status) == ("", "disconnected")
+
+
+@pytest.mark.parametrize("limit", ["-5", "lots"])
+def test_bad_limit_is_a_form_error_and_saves_nothing(demo, limit, settings):
+    settings.LANGUAGE_CODE = "en"
+    url, page = agent_page(demo)
+    data = form_data(page, "agent_form")
+    prefix = inline_prefix_for(data, "tool_name", "refund_payment")
+    data[f"{prefix}-auto_limit"] = limit
+    data[f"{prefix}-mode"] = "auto"
+    response = demo.post(url, data)
+    assert response.status_code == 200
+    setting = AgentToolSetting.objects.get(tool_name="refund_payment")
+    assert (setting.auto_limit, setting.mode) == (None, "gated")
+
+
+def test_provider_without_key_is_a_form_error_and_saves_nothing(demo, settings):
+    settings.LANGUAGE_CODE = "en"
+    settings.OPENAI_API_KEY = ""
+    url, page = agent_page(demo)
+    data = form_data(page, "agent_form")
+    data.update(provider="openai", name="Renamed")
+    response = demo.post(url, data)
+    assert response.status_code == 200
+    assert "OPENAI_API_KEY" in response.content.decode()
+    agent = Agent.objects.get()
+    assert (agent.provider, agent.name) == ("offline", "Asistente de Gymnasia Demo")
+
+
+def test_staff_read_agents_but_cannot_change_them(client):
+    out = StringIO()
+    call_command("seed_demo", stdout=out)
+    _, username, password = out.getvalue().splitlines()[1].split(" ")
+    client.login(username=username, password=password)
+    agent = Agent.objects.get()
+    assert client.get(f"/admin/agents/agent/{agent.pk}/change/").status_code == 200
+    response = client.post(f"/admin/agents/agent/{agent.pk}/change/", {"name": "x"})
+    assert response.status_code == 403
+    assert client.get("/admin/tools/integration/").status_code == 403
