@@ -16,6 +16,7 @@ from django.db.models import Model
 from django.forms.models import model_to_dict
 from django.urls import reverse
 
+from agents.services import agent_create
 from approvals.models import PendingAction
 from gymnasia.gyms.admin import BusinessScopedAdmin
 from tests.factories import BusinessFactory, StaffRoleFactory
@@ -45,8 +46,6 @@ def test_every_admin_is_business_scoped():
 def gym_a():
     """A gym with at least one row of every business-scoped model."""
     world = build_world()
-    from agents.services import agent_create
-
     agent = agent_create(business=world.business, name="Agent of A")
     AgentToolSetting.objects.create(agent=agent, tool_name="search_foods", enabled=True)
     Integration.objects.create(

@@ -13,6 +13,8 @@ from agents.models import Agent
 from tests.admin_forms import form_data, inline_prefix_for
 from tests.fakes.stripe_server import running_fake_stripe
 from tools.models import AgentToolSetting, Integration
+from tools.registry import published_registry
+from tools.services import integration_credentials_set
 
 pytestmark = pytest.mark.django_db
 
@@ -73,8 +75,6 @@ def test_the_inline_lists_every_tool_even_unconfigured_ones(demo):
     _, page = agent_page(demo)
     data = form_data(page, "agent_form")
     names = {v for k, v in data.items() if k.endswith("-tool_name")}
-    from tools.registry import published_registry
-
     assert names == set(published_registry().names())
 
 
@@ -144,3 +144,29 @@ def test_staff_read_agents_but_cannot_change_them(client):
     response = client.post(f"/admin/agents/agent/{agent.pk}/change/", {"name": "x"})
     assert response.status_code == 403
     assert client.get("/admin/tools/integration/").status_code == 403
+
+
+def test_test_connection_action_records_the_health_check(demo, settings):
+    settings.LANGUAGE_CODE = "en"
+    key = "sk_test_" + secrets.token_hex(12)
+    with running_fake_stripe(key) as fake:
+        stripe = Integration.objects.get(kind="stripe")
+        stripe.config = {"base_url": fake.base_url, "timeout_seconds": 2}
+        stripe.save()
+        integration_credentials_set(integration=stripe, secret_key=key)
+        fake.fail_health = True
+        response = demo.post(
+            "/admin/tools/integration/",
+            {"action": "test_connection", "_selected_action": [stripe.pk]},
+            follow=True,
+        )
+        assert "the connection failed" in response.content.decode()
+        stripe.refresh_from_db()
+        assert stripe.status == "failing" and stripe.last_checked_at is not None
+        fake.fail_health = False
+        demo.post(
+            "/admin/tools/integration/",
+            {"action": "test_connection", "_selected_action": [stripe.pk]},
+        )
+    stripe.refresh_from_db()
+    assert (stripe.status, stripe.last_error) == ("connected", "")
