@@ -9,17 +9,18 @@ from urllib.parse import urlsplit
 from django import forms
 from django.contrib import admin
 from django.http import HttpRequest
+from django.template.defaultfilters import linebreaksbr
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
-from agents.models import Agent
+from agents.models import Agent, Conversation
 from agents.services import identity_secret_new, provider_missing_key
 from gymnasia.gyms.admin import BusinessScopedAdmin, SameBusinessForm
 from gymnasia.gyms.models import Member
 from tools.crypto import encrypt, masked
-from tools.models import AgentToolSetting
+from tools.models import AgentToolSetting, ToolCallLog
 from tools.registry import published_registry
 from tools.selection import REASONS, ToolPolicy, default_mode, offered_tools
 
@@ -249,3 +250,102 @@ class AgentAdmin(BusinessScopedAdmin):
             gettext("for anonymous visitors"),
             rows,
         )
+
+
+@admin.register(Conversation)
+class ConversationAdmin(BusinessScopedAdmin):
+    """A conversation as a timeline; under each tool call, its verification log."""
+
+    list_display = ["created_at", "agent", "member", "language"]
+    list_filter = ["agent", "language"]
+    list_select_related = ["agent", "member"]
+    search_fields = ["member__name", "member__external_id"]
+    date_hierarchy = "created_at"
+    fields = ("agent", "member", "language", "created_at", "timeline")
+    readonly_fields = ("agent", "member", "language", "created_at", "timeline")
+
+    def has_add_permission(self, request: HttpRequest, *args: Any) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    @admin.display(description=_("timeline"))
+    def timeline(self, obj: Conversation) -> SafeString:
+        logs = {
+            (log.message_key, log.provider_call_id): log
+            for log in ToolCallLog.objects.filter(conversation_key=str(obj.pk))
+            .select_related("pending_action")
+            .prefetch_related("handoffs")
+        }
+        rows = []
+        for message in obj.messages.order_by("pk"):
+            rows.append(
+                format_html(
+                    '<div class="timeline-message role-{}"><strong>{}</strong> '
+                    "<small>{}</small><div>{}</div>{}</div>",
+                    message.role,
+                    message.get_role_display(),
+                    message.created_at.strftime("%Y-%m-%d %H:%M:%S"),
+                    linebreaksbr(message.text),
+                    format_html_join(
+                        "",
+                        "{}",
+                        (
+                            (
+                                _tool_call_html(
+                                    call, logs.get((str(message.pk), call["id"]))
+                                ),
+                            )
+                            for call in message.content.get("tool_calls", [])
+                        ),
+                    ),
+                )
+            )
+        return format_html_join("", "{}", ((row,) for row in rows))
+
+
+def _tool_call_html(call: dict[str, Any], log: ToolCallLog | None) -> SafeString:
+    if log is None:
+        return format_html(
+            '<div class="tool-call"><code>{}</code> — {}</div>',
+            call["name"],
+            gettext("no log"),
+        )
+    pending = getattr(log, "pending_action", None) if log.gated else None
+    handoffs = ", ".join(str(h.pk) for h in log.handoffs.all())
+    steps = " → ".join(
+        f"{s['step']} ({s['ms']} ms)"
+        for s in log.steps
+        if isinstance(s, dict) and "step" in s
+    )
+    return format_html(
+        '<div class="tool-call" data-call="{}"><code>{}</code> <code>{}</code>'
+        "<ul><li>{}: {}</li><li>{}: {}</li><li>{}: {}</li><li>{}: {}</li>"
+        "<li>{}: <strong>{}</strong> / {}</li><li>{}: {}</li><li>{}: {}</li>"
+        "<li>{}: {} · {} ms</li></ul></div>",
+        log.provider_call_id,
+        log.tool_name,
+        log.arguments_raw[:500],
+        gettext("offered"),
+        gettext("yes") if log.offered else gettext("no"),
+        gettext("valid"),
+        "—" if log.valid is None else (gettext("yes") if log.valid else gettext("no")),
+        gettext("duplicate of"),
+        log.duplicate_of_id or "—",
+        gettext("gated"),
+        (f"{gettext('yes')} ({pending.pk})" if pending else gettext("no")),
+        gettext("outcome"),
+        log.status,
+        log.verification or "—",
+        gettext("handoff"),
+        handoffs or "—",
+        gettext("attempts"),
+        log.attempts,
+        gettext("steps"),
+        steps,
+        log.duration_ms,
+    )

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import secrets
+import uuid
 
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
+from django.utils import timezone
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
-from gymnasia.gyms.models import Business, Language
+from gymnasia.gyms.models import Business, Language, Member
 from tools.crypto import decrypt
 
 
@@ -89,3 +92,77 @@ class Agent(models.Model):
         return [
             line.strip() for line in self.allowed_origins.splitlines() if line.strip()
         ]
+
+
+class Conversation(models.Model):
+    """A member's (or an anonymous visitor's) conversation with one agent."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    agent = models.ForeignKey(
+        Agent,
+        on_delete=models.CASCADE,
+        related_name="conversations",
+        verbose_name=_("agent"),
+    )
+    business = models.ForeignKey(
+        Business, on_delete=models.CASCADE, related_name="+", verbose_name=_("business")
+    )
+    member = models.ForeignKey(
+        Member,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="conversations",
+        verbose_name=_("member"),
+    )
+    language = models.CharField(_("language"), max_length=2, choices=Language.choices)
+    created_at = models.DateTimeField(_("created at"), default=timezone.now)
+
+    class Meta:
+        verbose_name = _("conversation")
+        verbose_name_plural = _("conversations")
+        ordering = ["-created_at"]
+        indexes = [models.Index(fields=["business", "created_at"])]
+
+    def __str__(self) -> str:
+        who = str(self.member) if self.member_id else gettext("anonymous visitor")
+        return f"{who} · {self.created_at:%Y-%m-%d %H:%M}"
+
+
+class Message(models.Model):
+    """One entry of a conversation, stored in a provider-neutral shape.
+
+    Members see ``member``, ``assistant`` and ``notice`` messages. ``step`` (a model
+    step that proposed tool calls, with its text and what the provider needs echoed)
+    and ``tool_results`` (the results sent back, by call id) are the turn's working
+    history, kept so that any provider can continue the conversation.
+    """
+
+    class Role(models.TextChoices):
+        MEMBER = "member", _("Member")
+        ASSISTANT = "assistant", _("Assistant")
+        NOTICE = "notice", _("Notice")
+        STEP = "step", _("Model step")
+        TOOL_RESULTS = "tool_results", _("Tool results")
+
+    VISIBLE = (Role.MEMBER, Role.ASSISTANT, Role.NOTICE)
+
+    conversation = models.ForeignKey(
+        Conversation,
+        on_delete=models.CASCADE,
+        related_name="messages",
+        verbose_name=_("conversation"),
+    )
+    role = models.CharField(_("role"), max_length=12, choices=Role.choices)
+    text = models.TextField(_("text"), blank=True)
+    content = models.JSONField(_("content"), default=dict, blank=True)
+    created_at = models.DateTimeField(_("created at"), default=timezone.now)
+
+    class Meta:
+        verbose_name = _("message")
+        verbose_name_plural = _("messages")
+        ordering = ["id"]
+        indexes = [models.Index(fields=["conversation", "id"])]
+
+    def __str__(self) -> str:
+        return f"{self.get_role_display()}: {self.text[:60]}"

@@ -35,6 +35,8 @@ OWNER_PERMISSIONS: dict[str, tuple[str, ...]] = {
     "tools.toolcalllog": VIEW,
     "tools.handoff": VIEW,
     "agents.agent": ALL,
+    "agents.conversation": VIEW,
+    "agents.message": VIEW,
     "approvals.pendingaction": VIEW,
 }
 #: Staff read what owners may read, and change nothing in admin.

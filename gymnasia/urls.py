@@ -1,7 +1,7 @@
 """URLs of the project."""
 
 from django.contrib import admin
-from django.urls import path
+from django.urls import include, path
 
 from gymnasia import views
 
@@ -9,4 +9,5 @@ urlpatterns = [
     path("", views.home, name="home"),
     path("healthz", views.health, name="health"),
     path("admin/", admin.site.urls),
+    path("", include("agents.urls")),
 ]

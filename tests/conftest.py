@@ -52,3 +52,12 @@ def row_counts() -> Callable[[], dict[str, int]]:
 def fast_password_hashing(settings):
     """Hashing strength is not under test; a fast hasher keeps the suite quick."""
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@pytest.fixture(autouse=True)
+def fresh_cache():
+    """Rate-limit counters and other cached state start empty in every test."""
+    from django.core.cache import cache
+
+    cache.clear()
+    yield

@@ -16,6 +16,7 @@ from django.db.models import Model
 from django.forms.models import model_to_dict
 from django.urls import reverse
 
+from agents.conversations import conversation_start, message_add
 from agents.services import agent_create
 from approvals.models import PendingAction
 from gymnasia.gyms.admin import BusinessScopedAdmin
@@ -65,6 +66,8 @@ def gym_a():
         call_id="call-4",
     )
     StaffRoleFactory(business=world.business, role="staff")
+    conversation = conversation_start(agent=agent, member=world.member)
+    message_add(conversation=conversation, role="member", text="hola")
     assert PendingAction.objects.exists() and Handoff.objects.exists()
     assert ToolCallLog.objects.exists()
     return world

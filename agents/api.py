@@ -1,0 +1,208 @@
+"""The conversation API v1 (DESIGN.md, "Public interfaces"), used by the widget and by
+any client a gym builds. JSON in and out; replies stream as server-sent events when
+the client asks for ``text/event-stream``."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections.abc import AsyncIterator
+from typing import Any
+
+from asgiref.sync import sync_to_async
+from django.core.cache import cache
+from django.http import HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
+from django.views.decorators.csrf import csrf_exempt
+
+from agents.conversations import (
+    TokenForAnotherConversation,
+    TokenRefused,
+    conversation_for_token,
+    conversation_start,
+    conversation_token,
+    message_json,
+    messages_visible,
+)
+from agents.identity import IdentityRefused, identity_member
+from agents.models import Agent, Conversation
+from agents.turn import turn_run
+
+MAX_TEXT = 4000
+MESSAGES_PER_MINUTE = 30  # per conversation; the interface promises at least 20
+CONVERSATIONS_PER_MINUTE = 90  # per address; the interface promises at least 60
+
+#: Turns keep running when a streaming client goes away; their tasks live here.
+_running: set[asyncio.Task[Any]] = set()
+
+
+def error(status: int, code: str, detail: str) -> JsonResponse:
+    return JsonResponse({"error": code, "detail": detail}, status=status)
+
+
+def _allowed(key: str, limit: int) -> bool:
+    """A fixed one-minute window counter in the shared cache."""
+    bucket = f"rate:{key}:{int(time.time() // 60)}"
+    if cache.add(bucket, 1, timeout=70):
+        return True
+    try:
+        return cache.incr(bucket) <= limit
+    except ValueError:  # the bucket expired between add and incr
+        return cache.add(bucket, 1, timeout=70) or True
+
+
+def _body(request: HttpRequest) -> dict[str, Any] | None:
+    try:
+        value = json.loads(request.body or b"{}")
+    except (ValueError, UnicodeDecodeError):
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def _start(agent_key: Any, identity_token: Any) -> tuple[int, dict[str, Any]]:
+    if not isinstance(agent_key, str) or not agent_key:
+        return 400, {
+            "error": "bad_request",
+            "detail": "'agent' must be an agent's public key.",
+        }
+    agent = (
+        Agent.objects.select_related("business").filter(public_key=agent_key).first()
+    )
+    if agent is None:
+        return 404, {"error": "not_found", "detail": "No agent has that public key."}
+    member = None
+    if identity_token is not None:
+        if not isinstance(identity_token, str) or not identity_token:
+            return 400, {
+                "error": "bad_request",
+                "detail": "'identity_token' must be a string.",
+            }
+        try:
+            member = identity_member(agent=agent, token=identity_token)
+        except IdentityRefused as refusal:
+            return 401, {"error": "unauthorized", "detail": str(refusal)}
+    conversation = conversation_start(agent=agent, member=member)
+    token, expires_at = conversation_token(conversation)
+    return 201, {
+        "conversation": str(conversation.pk),
+        "token": token,
+        "expires_at": expires_at.isoformat(),
+        "member": member.external_id if member else None,
+    }
+
+
+@csrf_exempt
+async def conversations(request: HttpRequest) -> HttpResponse:
+    """``POST /api/v1/conversations``: start a conversation with an agent."""
+    if request.method != "POST":
+        return error(405, "bad_request", "Use POST.")
+    address = request.META.get("REMOTE_ADDR", "unknown")
+    if not await sync_to_async(_allowed)(f"start:{address}", CONVERSATIONS_PER_MINUTE):
+        return error(
+            429, "rate_limited", "Too many new conversations; try again in a minute."
+        )
+    body = _body(request)
+    if body is None:
+        return error(400, "bad_request", "The body must be a JSON object.")
+    status, answer = await sync_to_async(_start)(
+        body.get("agent"), body.get("identity_token")
+    )
+    return JsonResponse(answer, status=status)
+
+
+def _authorize(
+    request: HttpRequest, conversation_id: str
+) -> Conversation | JsonResponse:
+    header = request.headers.get("Authorization", "")
+    scheme, _, token = header.partition(" ")
+    if scheme.lower() != "bearer" or not token.strip():
+        return error(401, "unauthorized", "A bearer token is required.")
+    try:
+        return conversation_for_token(
+            conversation_id=conversation_id, token=token.strip()
+        )
+    except TokenRefused as refusal:
+        return error(401, "unauthorized", str(refusal).capitalize() + ".")
+    except TokenForAnotherConversation:
+        return error(403, "forbidden", "This token is not for this conversation.")
+
+
+def _sse(name: str, data: dict[str, Any]) -> bytes:
+    return f"event: {name}\ndata: {json.dumps(data, ensure_ascii=False)}\n\n".encode()
+
+
+@csrf_exempt
+async def messages(
+    request: HttpRequest, conversation_id: str
+) -> HttpResponse | StreamingHttpResponse:
+    """``POST``: send a message (a turn); ``GET``: read messages after an id."""
+    found = await sync_to_async(_authorize)(request, str(conversation_id))
+    if isinstance(found, JsonResponse):
+        return found
+    conversation = found
+    if request.method == "GET":
+        return await _read(request, conversation)
+    if request.method != "POST":
+        return error(405, "bad_request", "Use GET or POST.")
+    body = _body(request)
+    text = body.get("text") if body is not None else None
+    if not isinstance(text, str) or not text.strip():
+        return error(400, "bad_request", "'text' must be 1 to 4,000 characters.")
+    if len(text) > MAX_TEXT:
+        return error(413, "too_long", "'text' must be at most 4,000 characters.")
+    if not await sync_to_async(_allowed)(
+        f"send:{conversation.pk}", MESSAGES_PER_MINUTE
+    ):
+        return error(429, "rate_limited", "Too many messages; try again in a minute.")
+    if "text/event-stream" in request.headers.get("Accept", ""):
+        return _stream(conversation, text)
+    added = await turn_run(conversation, text)
+    return JsonResponse({"messages": [message_json(m) for m in added]})
+
+
+def _stream(conversation: Conversation, text: str) -> StreamingHttpResponse:
+    queue: asyncio.Queue[tuple[str, dict[str, Any]] | None] = asyncio.Queue()
+
+    async def emit(name: str, data: dict[str, Any]) -> None:
+        await queue.put((name, data))
+
+    async def run() -> None:
+        try:
+            await turn_run(conversation, text, emit)
+        except Exception:  # the client must still get an end
+            await queue.put(
+                ("error", {"error": "internal", "detail": "The turn failed."})
+            )
+            raise
+        finally:
+            await queue.put(None)
+
+    async def events() -> AsyncIterator[bytes]:
+        task = asyncio.create_task(run())
+        _running.add(task)
+        task.add_done_callback(_running.discard)
+        while (item := await queue.get()) is not None:
+            yield _sse(*item)
+        yield _sse("done", {})
+
+    response = StreamingHttpResponse(events(), content_type="text/event-stream")
+    response["Cache-Control"] = "no-cache"
+    response["X-Accel-Buffering"] = "no"
+    return response
+
+
+async def _read(request: HttpRequest, conversation: Conversation) -> JsonResponse:
+    after_text = request.GET.get("after")
+    after = None
+    if after_text:
+        if not after_text.isdigit():
+            return error(400, "bad_request", "'after' must be a message id.")
+        after = int(after_text)
+
+    def read() -> list[dict[str, Any]]:
+        return [
+            message_json(m)
+            for m in messages_visible(conversation=conversation, after=after)
+        ]
+
+    return JsonResponse({"messages": await sync_to_async(read)()})

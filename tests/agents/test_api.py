@@ -1,0 +1,309 @@
+"""The conversation API v1: every answer and error code of its table in DESIGN.md."""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+from io import StringIO
+
+import jwt
+import pytest
+import time_machine
+from django.core.management import call_command
+
+from agents.models import Agent, Conversation, Message
+from gymnasia.gyms.models import Member
+from gymnasia.nutrition.models import MealEntry
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def agent():
+    call_command("seed_demo", stdout=StringIO())
+    return Agent.objects.get()
+
+
+def identity(agent, sub="socio-1001", **claims):
+    payload = {
+        "sub": sub,
+        "aud": agent.public_key,
+        "exp": int(time.time()) + 600,
+        **claims,
+    }
+    return jwt.encode(payload, agent.identity_secret, algorithm="HS256")
+
+
+def start(client, agent, **body):
+    return client.post(
+        "/api/v1/conversations",
+        {"agent": agent.public_key, **body},
+        content_type="application/json",
+    )
+
+
+def send(client, started, text, token=None, accept="application/json"):
+    data = started.json()
+    return client.post(
+        f"/api/v1/conversations/{data['conversation']}/messages",
+        {"text": text},
+        content_type="application/json",
+        headers={"Authorization": f"Bearer {token or data['token']}", "Accept": accept},
+    )
+
+
+def test_start_an_anonymous_conversation(client, agent):
+    response = start(client, agent)
+    assert response.status_code == 201
+    data = response.json()
+    assert set(data) == {"conversation", "token", "expires_at", "member"}
+    assert data["member"] is None
+    assert Conversation.objects.get(pk=data["conversation"]).member is None
+
+
+def test_start_as_a_member_with_an_identity_token(client, agent):
+    response = start(client, agent, identity_token=identity(agent))
+    assert response.status_code == 201
+    assert response.json()["member"] == "socio-1001"
+
+
+def test_a_new_member_is_created_from_the_claims(client, agent):
+    token = identity(agent, sub="web-777", name="Nuria Gil", email="nuria@example.com")
+    assert start(client, agent, identity_token=token).status_code == 201
+    member = Member.objects.get(external_id="web-777")
+    assert (member.name, member.email, member.business_id) == (
+        "Nuria Gil",
+        "nuria@example.com",
+        agent.business_id,
+    )
+
+
+@pytest.mark.parametrize(
+    "token_of",
+    [
+        lambda a: jwt.encode(
+            {"sub": "socio-1001", "aud": a.public_key, "exp": int(time.time()) + 600},
+            "another-secret-that-is-long-enough-to-be-real!",
+            algorithm="HS256",
+        ),
+        lambda a: identity(a, exp=int(time.time()) - 120),
+        lambda a: identity(a, aud="ag_someone_else"),
+        lambda a: identity(a, exp=int(time.time()) + 7200),
+        lambda a: jwt.encode(
+            {"sub": "socio-1001", "aud": a.public_key, "exp": int(time.time()) + 600},
+            a.identity_secret,
+            algorithm="HS512",
+        ),
+        lambda a: "not-a-jwt",
+        lambda a: jwt.encode(
+            {"aud": a.public_key, "exp": int(time.time()) + 600}, a.identity_secret
+        ),
+    ],
+    ids=[
+        "forged",
+        "expired",
+        "wrong audience",
+        "too long",
+        "not HS256",
+        "garbage",
+        "no sub",
+    ],
+)
+def test_an_invalid_identity_token_is_refused_never_downgraded(
+    client, agent, token_of, row_counts
+):
+    before = row_counts()
+    response = start(client, agent, identity_token=token_of(agent))
+    assert response.status_code == 401
+    assert response.json()["error"] == "unauthorized"
+    assert row_counts() == before
+
+
+def test_an_unknown_agent_is_not_found(client, agent):
+    response = client.post(
+        "/api/v1/conversations", {"agent": "ag_nobody"}, content_type="application/json"
+    )
+    assert (response.status_code, response.json()["error"]) == (404, "not_found")
+
+
+@pytest.mark.parametrize("body", ["[1]", "{", '{"agent": 5}', "{}"])
+def test_a_bad_start_body_is_a_bad_request(client, agent, body):
+    response = client.post(
+        "/api/v1/conversations", body, content_type="application/json"
+    )
+    assert (response.status_code, response.json()["error"]) == (400, "bad_request")
+
+
+def test_a_message_gets_the_turns_messages(client, agent):
+    started = start(client, agent)
+    response = send(client, started, "¿Cuántos carbohidratos tiene el arroz?")
+    assert response.status_code == 200
+    messages = response.json()["messages"]
+    assert [m["role"] for m in messages] == ["member", "assistant"]
+    assert set(messages[0]) == {"id", "role", "text", "created_at"}
+    reply = messages[1]["text"]
+    assert "Arroz blanco (cocido): 28 g de hidratos de carbono" in reply
+    assert "Arroz integral (cocido): 23.5 g" in reply
+
+
+def test_a_streamed_turn_follows_the_event_protocol(client, agent):
+    started = start(client, agent)
+    response = send(
+        client,
+        started,
+        "¿Cuántos carbohidratos tiene el arroz?",
+        accept="text/event-stream",
+    )
+    assert response["Content-Type"] == "text/event-stream"
+    body = b"".join(response).decode()
+    events = [
+        (
+            block.split("\n")[0].removeprefix("event: "),
+            json.loads(block.split("\n")[1][6:]),
+        )
+        for block in body.strip().split("\n\n")
+    ]
+    names = [name for name, _ in events]
+    assert names[0] == "message" and names[-1] == "done"
+    assert "discard" in names  # the search step streamed nothing worth keeping
+    reply = ""
+    for name, data in events:
+        reply = (
+            ""
+            if name == "discard"
+            else reply + data["text"]
+            if name == "delta"
+            else reply
+        )
+    stored = [data for name, data in events if name == "message"]
+    assert [m["role"] for m in stored] == ["member", "assistant"]
+    assert stored[-1]["text"] == reply
+
+
+def test_history_after_a_message_id(client, agent):
+    started = start(client, agent)
+    first = send(client, started, "hola").json()["messages"]
+    send(client, started, "¿qué clases hay hoy?")
+    data = started.json()
+    response = client.get(
+        f"/api/v1/conversations/{data['conversation']}/messages",
+        {"after": first[-1]["id"]},
+        headers={"Authorization": f"Bearer {data['token']}"},
+    )
+    later = response.json()["messages"]
+    assert [m["role"] for m in later] == ["member", "assistant"]
+    assert later[0]["text"] == "¿qué clases hay hoy?"
+    everything = client.get(
+        f"/api/v1/conversations/{data['conversation']}/messages",
+        headers={"Authorization": f"Bearer {data['token']}"},
+    ).json()["messages"]
+    assert len(everything) == 4
+    assert [int(m["id"]) for m in everything] == sorted(
+        int(m["id"]) for m in everything
+    )
+
+
+def test_missing_or_bad_tokens_are_unauthorized(client, agent, row_counts):
+    started = start(client, agent)
+    url = f"/api/v1/conversations/{started.json()['conversation']}/messages"
+    before = row_counts()
+    for headers in (
+        {},
+        {"Authorization": "Bearer nonsense"},
+        {"Authorization": "Basic x"},
+    ):
+        response = client.post(
+            url, {"text": "hola"}, content_type="application/json", headers=headers
+        )
+        assert (response.status_code, response.json()["error"]) == (401, "unauthorized")
+    assert row_counts() == before
+
+
+def test_an_expired_token_is_unauthorized(client, agent):
+    started = start(client, agent)
+    with time_machine.travel(time.time() + 13 * 3600):
+        response = send(client, started, "hola")
+    assert (response.status_code, response.json()["error"]) == (401, "unauthorized")
+
+
+def test_a_token_of_another_conversation_is_forbidden_whether_or_not_the_id_exists(
+    client, agent
+):
+    mine, theirs = start(client, agent), start(client, agent)
+    for conversation in (theirs.json()["conversation"], str(uuid.uuid4()), "not-an-id"):
+        response = client.get(
+            f"/api/v1/conversations/{conversation}/messages",
+            headers={"Authorization": f"Bearer {mine.json()['token']}"},
+        )
+        assert (response.status_code, response.json()["error"]) == (403, "forbidden")
+
+
+@pytest.mark.parametrize(
+    ("text", "status", "code"),
+    [
+        ("", 400, "bad_request"),
+        ("   ", 400, "bad_request"),
+        ("x" * 4001, 413, "too_long"),
+    ],
+)
+def test_message_length_limits(client, agent, text, status, code, row_counts):
+    started = start(client, agent)
+    before = row_counts()
+    response = send(client, started, text)
+    assert (response.status_code, response.json()["error"]) == (status, code)
+    assert row_counts() == before
+
+
+def test_a_message_of_4000_characters_is_accepted(client, agent):
+    assert send(client, start(client, agent), "x" * 4000).status_code == 200
+
+
+def test_messages_are_rate_limited_per_conversation(client, agent):
+    started = start(client, agent)
+    statuses = [send(client, started, f"hola {n}").status_code for n in range(31)]
+    assert statuses[:20] == [200] * 20
+    assert statuses[-1] == 429
+    assert send(client, start(client, agent), "hola").status_code == 200
+
+
+def test_new_conversations_are_rate_limited_per_address(client, agent):
+    statuses = [start(client, agent).status_code for _ in range(91)]
+    assert statuses[:60] == [201] * 60
+    assert statuses[-1] == 429
+    assert start(client, agent).json()["error"] == "rate_limited"
+
+
+def test_a_member_gets_their_own_diary_whatever_the_arguments(client, agent):
+    started = start(client, agent, identity_token=identity(agent, sub="socio-1002"))
+    other = Member.objects.get(external_id="socio-1001")
+    MealEntry.objects.create(
+        business=agent.business,
+        member=other,
+        date=time.strftime("%Y-%m-%d"),
+        meal="lunch",
+        food=agent.business.foods.first(),
+        grams=100,
+    )
+    messages = send(client, started, "¿Qué he comido hoy en mi diario?").json()[
+        "messages"
+    ]
+    assert "Nada" in messages[-1]["text"] or "No hay nada" in messages[-1]["text"]
+
+
+def test_when_the_model_cannot_be_reached_the_turn_still_answers(
+    client, agent, monkeypatch
+):
+    from agents.providers.base import ProviderError
+    from tests.agents.scripted import Say, ScriptedProvider
+
+    down = ProviderError("unavailable", "down", retry_after=0)
+    provider = ScriptedProvider([Say(error=down)] * 3)
+    monkeypatch.setattr(
+        "agents.turn.provider_for", lambda agent, conversation: provider
+    )
+    response = send(client, start(client, agent), "hola")
+    assert response.status_code == 200
+    messages = response.json()["messages"]
+    assert [m["role"] for m in messages] == ["member", "notice"]
+    assert Message.objects.filter(role="member", text="hola").exists()
