@@ -10,7 +10,6 @@ import time
 from collections.abc import AsyncIterator
 from typing import Any
 
-from asgiref.sync import sync_to_async
 from django.core.cache import cache
 from django.http import HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
 from django.views.decorators.csrf import csrf_exempt
@@ -24,6 +23,7 @@ from agents.conversations import (
     message_json,
     messages_visible,
 )
+from agents.database import db_call
 from agents.identity import IdentityRefused, identity_member
 from agents.models import Agent, Conversation
 from agents.turn import turn_run
@@ -97,15 +97,15 @@ async def conversations(request: HttpRequest) -> HttpResponse:
     if request.method != "POST":
         return error(405, "bad_request", "Use POST.")
     address = request.META.get("REMOTE_ADDR", "unknown")
-    if not await sync_to_async(_allowed)(f"start:{address}", CONVERSATIONS_PER_MINUTE):
+    if not await db_call(_allowed, f"start:{address}", CONVERSATIONS_PER_MINUTE):
         return error(
             429, "rate_limited", "Too many new conversations; try again in a minute."
         )
     body = _body(request)
     if body is None:
         return error(400, "bad_request", "The body must be a JSON object.")
-    status, answer = await sync_to_async(_start)(
-        body.get("agent"), body.get("identity_token")
+    status, answer = await db_call(
+        _start, body.get("agent"), body.get("identity_token")
     )
     return JsonResponse(answer, status=status)
 
@@ -136,7 +136,7 @@ async def messages(
     request: HttpRequest, conversation_id: str
 ) -> HttpResponse | StreamingHttpResponse:
     """``POST``: send a message (a turn); ``GET``: read messages after an id."""
-    found = await sync_to_async(_authorize)(request, str(conversation_id))
+    found = await db_call(_authorize, request, str(conversation_id))
     if isinstance(found, JsonResponse):
         return found
     conversation = found
@@ -150,9 +150,7 @@ async def messages(
         return error(400, "bad_request", "'text' must be 1 to 4,000 characters.")
     if len(text) > MAX_TEXT:
         return error(413, "too_long", "'text' must be at most 4,000 characters.")
-    if not await sync_to_async(_allowed)(
-        f"send:{conversation.pk}", MESSAGES_PER_MINUTE
-    ):
+    if not await db_call(_allowed, f"send:{conversation.pk}", MESSAGES_PER_MINUTE):
         return error(429, "rate_limited", "Too many messages; try again in a minute.")
     if "text/event-stream" in request.headers.get("Accept", ""):
         return _stream(conversation, text)
@@ -205,4 +203,10 @@ async def _read(request: HttpRequest, conversation: Conversation) -> JsonRespons
             for m in messages_visible(conversation=conversation, after=after)
         ]
 
-    return JsonResponse({"messages": await sync_to_async(read)()})
+    return JsonResponse(
+        {
+            "messages": await db_call(
+                read,
+            )
+        }
+    )

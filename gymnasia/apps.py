@@ -1,4 +1,7 @@
+from pathlib import Path
+
 from django.apps import AppConfig
+from django.conf import settings
 from django.utils.translation import gettext_lazy as _
 
 
@@ -7,3 +10,10 @@ class GymnasiaConfig(AppConfig):
 
     name = "gymnasia"
     verbose_name = _("Gymnasia")
+
+    def ready(self) -> None:
+        # The embedded default keeps its SQLite file in a folder that a fresh
+        # clone does not have yet.
+        database = settings.DATABASES["default"]
+        if database["ENGINE"].endswith("sqlite3") and database["NAME"] != ":memory:":
+            Path(database["NAME"]).parent.mkdir(parents=True, exist_ok=True)

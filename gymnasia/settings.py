@@ -92,7 +92,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
-    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "gymnasia.middleware.StaticFilesMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -136,7 +136,12 @@ def _database() -> dict[str, Any]:
             "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
         }
     else:
-        config.setdefault("OPTIONS", {})
+        # ASGI runs each request's database work in a thread of its own; a pool
+        # lends those threads open connections instead of opening one per request.
+        config["OPTIONS"] = {
+            **config.get("OPTIONS", {}),
+            "pool": {"min_size": 2, "max_size": 20},
+        }
     return config
 
 
@@ -153,12 +158,9 @@ if REDIS_URL:
         }
     }
 else:
-    CACHES = {
-        "default": {
-            "BACKEND": "django.core.cache.backends.filebased.FileBasedCache",
-            "LOCATION": str(DATA_DIR / "cache"),
-        }
-    }
+    # The embedded default serves the web app from one process, so counters such as
+    # rate limits can live in its memory.
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 
 _VALIDATORS = "django.contrib.auth.password_validation"
 AUTH_PASSWORD_VALIDATORS = [

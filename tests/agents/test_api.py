@@ -310,7 +310,9 @@ def test_when_the_model_cannot_be_reached_the_turn_still_answers(
 
 
 def test_a_food_that_is_not_in_the_catalog_is_said_so(client, agent):
-    reply = send(client, start(client, agent), "¿Cuántas calorías tiene el caviar?").json()
+    reply = send(
+        client, start(client, agent), "¿Cuántas calorías tiene el caviar?"
+    ).json()
     text = reply["messages"][-1]["text"]
     assert "No he encontrado ningún alimento que coincida con «caviar»" in text
     assert not any(ch.isdigit() for ch in text)
@@ -320,7 +322,9 @@ def test_an_unavailable_catalog_is_said_so_without_figures(client, agent):
     from tools.integrations.faults import Fault, inject_fault
 
     with inject_fault("nutrition", Fault.UNAVAILABLE):
-        reply = send(client, start(client, agent), "¿Cuántos carbohidratos tiene el arroz?").json()
+        reply = send(
+            client, start(client, agent), "¿Cuántos carbohidratos tiene el arroz?"
+        ).json()
     text = reply["messages"][-1]["text"]
     assert "No puedo consultar el catálogo de alimentos ahora mismo" in text
     assert "28" not in text and "Arroz blanco" not in text

@@ -1,0 +1,312 @@
+"""Anthropic adapter: the neutral request as a Messages API call, its answer as
+neutral events.
+
+An assistant step that came from Anthropic is echoed as its exact content blocks
+(thinking blocks and their signatures included); another provider's step is
+rebuilt from text and ``tool_use`` blocks. Consecutive items of the same role are
+merged because the API wants user and assistant messages to alternate. A step
+counts only after ``message_stop`` with a stop reason that means "finished".
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncGenerator, AsyncIterator, Mapping
+from contextlib import aclosing
+from typing import Any, cast
+
+import anthropic
+import httpx2
+from anthropic.types import Message, RawMessageStreamEvent
+
+from agents.providers.base import (
+    AssistantStep,
+    ErrorKind,
+    HistoryItem,
+    ModelRequest,
+    ProviderError,
+    ProviderEvent,
+    StepDone,
+    TextDelta,
+    ToolResults,
+    UserText,
+)
+from agents.providers.wire import (
+    json_object,
+    redacted,
+    retry_after_seconds,
+)
+from tools.types import ToolCall, ToolSpec
+
+__all__ = ["AnthropicProvider"]
+
+_STATE_KEY = "anthropic"
+_FINISHED = frozenset({"end_turn", "tool_use", "stop_sequence"})
+
+# 429s that waiting does not cure: the organisation's spending is capped.
+_SPEND_LIMITS = (
+    anthropic.EnforcedSpendLimitReachedError,
+    anthropic.ContractSpendLimitReachedError,
+)
+
+# The kind of an error event that arrives inside a stream (HTTP status 200).
+_STREAM_ERROR_KINDS: dict[str, ErrorKind] = {
+    "overloaded_error": "overloaded",
+    "rate_limit_error": "rate_limited",
+    "api_error": "unavailable",
+    "timeout_error": "unavailable",
+}
+
+
+class AnthropicProvider:
+    """The Anthropic Messages API behind the neutral ``Provider`` interface.
+
+    ``max_tokens`` caps every step (the request's ``max_output_tokens`` may only
+    lower it). The SDK never retries (``max_retries=0``): the turn loop owns
+    retries. With ``base_url=None`` the SDK reads ``ANTHROPIC_BASE_URL``.
+    """
+
+    name = "anthropic"
+
+    def __init__(
+        self,
+        *,
+        api_key: str,
+        model: str,
+        base_url: str | None = None,
+        timeout: float = 60.0,
+        streaming: bool = True,
+        max_tokens: int = 1024,
+    ) -> None:
+        self.model = model
+        self.streaming = streaming
+        self.max_tokens = max_tokens
+        self._api_key = api_key
+        self._client = anthropic.AsyncAnthropic(
+            api_key=api_key, base_url=base_url, max_retries=0, timeout=timeout
+        )
+
+    async def aclose(self) -> None:
+        """Close the SDK client's connection pool."""
+        await self._client.close()
+
+    async def stream(self, request: ModelRequest) -> AsyncIterator[ProviderEvent]:
+        """Stream one step; SDK and transport errors become ``ProviderError``.
+
+        Mid-stream transport failures arrive as raw ``httpx2`` exceptions (the SDK
+        does not wrap them), so those are caught too. The error is raised outside
+        the ``except`` block so that no SDK exception travels along as context.
+        """
+        failure: ProviderError | None = None
+        try:
+            async with aclosing(self._events(request)) as events:
+                async for event in events:
+                    yield event
+        except (anthropic.APIError, httpx2.HTTPError) as exc:
+            failure = self._failure(exc)
+        if failure is not None:
+            raise failure
+
+    async def _events(
+        self, request: ModelRequest
+    ) -> AsyncGenerator[ProviderEvent, None]:
+        params: dict[str, Any] = {
+            "model": request.model or self.model,
+            "max_tokens": min(self.max_tokens, request.max_output_tokens),
+            "messages": cast(Any, _messages(request.history)),
+        }
+        if request.instructions:
+            params["system"] = request.instructions
+        if request.tools:
+            params["tools"] = cast(Any, [_tool_param(spec) for spec in request.tools])
+        if not self.streaming:
+            message: Message = await self._client.messages.create(
+                **params, stream=False
+            )
+            if message.stop_reason not in _FINISHED:
+                raise ProviderError("cut_off", _unfinished(message.stop_reason))
+            content = [_dump(block) for block in message.content]
+            whole_text = "".join(b["text"] for b in content if b.get("type") == "text")
+            calls = tuple(
+                ToolCall(id=block.id, name=block.name, arguments=dict(block.input))
+                for block in message.content
+                if block.type == "tool_use"
+            )
+            if whole_text:
+                yield TextDelta(whole_text)
+            yield StepDone(whole_text, calls, {_STATE_KEY: {"content": content}})
+            return
+
+        stream: anthropic.AsyncStream[
+            RawMessageStreamEvent
+        ] = await self._client.messages.create(**params, stream=True)
+        blocks: dict[int, dict[str, Any]] = {}
+        buffers: dict[int, list[str]] = {}
+        text: list[str] = []
+        stop_reason: str | None = None
+        stopped = False
+        async with stream:
+            async for event in stream:
+                if event.type == "content_block_start":
+                    blocks[event.index] = _dump(event.content_block)
+                elif event.type == "content_block_delta":
+                    block = blocks.setdefault(event.index, {})
+                    delta = event.delta
+                    if delta.type == "text_delta":
+                        block["text"] = block.get("text", "") + delta.text
+                        text.append(delta.text)
+                        yield TextDelta(delta.text)
+                    elif delta.type == "input_json_delta":
+                        buffers.setdefault(event.index, []).append(delta.partial_json)
+                    elif delta.type == "thinking_delta":
+                        block["thinking"] = block.get("thinking", "") + delta.thinking
+                    elif delta.type == "signature_delta":
+                        block["signature"] = delta.signature
+                elif event.type == "message_delta":
+                    stop_reason = event.delta.stop_reason
+                elif event.type == "message_stop":
+                    stopped = True
+        if not stopped or stop_reason not in _FINISHED:
+            raise ProviderError("cut_off", _unfinished(stop_reason, stopped=stopped))
+        content, calls = _finish_blocks(blocks, buffers)
+        yield StepDone("".join(text), calls, {_STATE_KEY: {"content": content}})
+
+    def _failure(self, exc: Exception) -> ProviderError:
+        """The neutral error for an SDK or transport exception."""
+        detail = redacted(str(exc), self._api_key)
+        if isinstance(exc, anthropic.APIStatusError):
+            status = exc.status_code
+            message = f"anthropic: HTTP {status} ({exc.type}): {detail}"
+            if status == 200:  # an ``event: error`` inside the stream
+                kind = _STREAM_ERROR_KINDS.get(str(exc.type), "cut_off")
+                return ProviderError(kind, message)
+            retry_after = retry_after_seconds(exc.response.headers)
+            if isinstance(exc, _SPEND_LIMITS):
+                return ProviderError("refused", message)
+            if status == 429:
+                return ProviderError("rate_limited", message, retry_after=retry_after)
+            if status in (503, 529) or exc.type == "overloaded_error":
+                return ProviderError("overloaded", message, retry_after=retry_after)
+            if status >= 500 or status == 408:
+                return ProviderError("unavailable", message)
+            return ProviderError("refused", message)
+        if isinstance(exc, anthropic.APIConnectionError | httpx2.HTTPError):
+            return ProviderError(
+                "unavailable", f"anthropic: {type(exc).__name__}: {detail}"
+            )
+        return ProviderError("cut_off", f"anthropic: unusable response: {detail}")
+
+
+def _tool_param(spec: ToolSpec) -> dict[str, Any]:
+    return {
+        "name": spec.name,
+        "description": spec.description,
+        "input_schema": dict(spec.parameters),
+    }
+
+
+def _messages(history: tuple[HistoryItem, ...]) -> list[dict[str, Any]]:
+    """The conversation as alternating user and assistant messages."""
+    messages: list[dict[str, Any]] = []
+    for entry in history:
+        if isinstance(entry, UserText):
+            if entry.text:
+                _append(messages, "user", [{"type": "text", "text": entry.text}])
+        elif isinstance(entry, AssistantStep):
+            state = entry.provider_state.get(_STATE_KEY)
+            if isinstance(state, Mapping) and "content" in state:
+                blocks = [dict(block) for block in state["content"]]
+            else:
+                blocks = _rebuilt_step(entry)
+            if blocks:  # the API rejects an assistant message with no content
+                _append(messages, "assistant", blocks)
+        elif isinstance(entry, ToolResults):
+            _append(
+                messages,
+                "user",
+                [
+                    {
+                        "type": "tool_result",
+                        "tool_use_id": result.call_id,
+                        "content": json.dumps(dict(result.payload), ensure_ascii=False),
+                        "is_error": result.is_error,
+                    }
+                    for result in entry.results
+                ],
+            )
+    return messages
+
+
+def _append(
+    messages: list[dict[str, Any]], role: str, blocks: list[dict[str, Any]]
+) -> None:
+    """Add ``blocks`` as a message of ``role``, merging into the previous message
+    when it has the same role. In a user message ``tool_result`` blocks go first,
+    as the API expects."""
+    if messages and messages[-1]["role"] == role:
+        content: list[dict[str, Any]] = messages[-1]["content"]
+        content.extend(blocks)
+    else:
+        content = list(blocks)
+        messages.append({"role": role, "content": content})
+    if role == "user":
+        content.sort(key=lambda block: block.get("type") != "tool_result")
+
+
+def _rebuilt_step(step: AssistantStep) -> list[dict[str, Any]]:
+    """A step without Anthropic state: a text block and one ``tool_use`` block per
+    call, whose ``input`` must be an object (unparseable arguments become {})."""
+    blocks: list[dict[str, Any]] = []
+    if step.text:
+        blocks.append({"type": "text", "text": step.text})
+    for call in step.tool_calls:
+        arguments = call.arguments
+        tool_input = (
+            json_object(arguments) if isinstance(arguments, str) else dict(arguments)
+        )
+        blocks.append(
+            {"type": "tool_use", "id": call.id, "name": call.name, "input": tool_input}
+        )
+    return blocks
+
+
+def _finish_blocks(
+    blocks: dict[int, dict[str, Any]], buffers: dict[int, list[str]]
+) -> tuple[list[dict[str, Any]], tuple[ToolCall, ...]]:
+    """The streamed blocks as request params, and the step's tool calls.
+
+    A tool call's arguments are its streamed JSON text unparsed, so that a
+    malformed buffer reaches the validator as it is; when no text was streamed
+    the block's whole ``input`` object is used.
+    """
+    content: list[dict[str, Any]] = []
+    calls: list[ToolCall] = []
+    for index in sorted(blocks):
+        block = blocks[index]
+        if block.get("type") == "tool_use":
+            raw = "".join(buffers.get(index, []))
+            whole = block.get("input")
+            arguments: str | dict[str, Any] = (
+                raw if raw else dict(whole) if isinstance(whole, Mapping) else {}
+            )
+            block["input"] = json_object(raw) if raw else arguments
+            calls.append(
+                ToolCall(
+                    id=str(block.get("id", "")),
+                    name=str(block.get("name", "")),
+                    arguments=arguments,
+                )
+            )
+        content.append(block)
+    return content, tuple(calls)
+
+
+def _dump(model: Any) -> dict[str, Any]:
+    """An SDK content block as a JSON-able dict that is a valid request param."""
+    return cast(dict[str, Any], model.model_dump(mode="json", exclude_none=True))
+
+
+def _unfinished(stop_reason: str | None, *, stopped: bool = True) -> str:
+    if not stopped:
+        return f"anthropic: the stream ended without message_stop (stop_reason {stop_reason})"
+    return f"anthropic: the step stopped with stop_reason {stop_reason}"

@@ -1,0 +1,261 @@
+"""OpenAI adapter: the neutral request as a Responses API call, its answer as
+neutral events.
+
+The conversation is sent whole each time (stateless): an assistant step that came
+from OpenAI is echoed as the exact output items it produced (reasoning items
+included), any other step is rebuilt from its text and tool calls. A step counts
+only when ``response.completed`` arrives; everything else is ``cut_off``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncGenerator, AsyncIterator, Mapping
+from contextlib import aclosing
+from typing import Any, cast
+
+import httpx2
+import openai
+from openai.types.responses import Response, ResponseStreamEvent
+
+from agents.providers.base import (
+    AssistantStep,
+    HistoryItem,
+    ModelRequest,
+    ProviderError,
+    ProviderEvent,
+    StepDone,
+    TextDelta,
+    ToolResults,
+    UserText,
+)
+from agents.providers.wire import (
+    MAX_MESSAGE,
+    redacted,
+    retry_after_seconds,
+)
+from tools.types import ToolCall, ToolSpec
+
+__all__ = ["OpenAIProvider"]
+
+_STATE_KEY = "openai"
+
+
+class OpenAIProvider:
+    """The OpenAI Responses API behind the neutral ``Provider`` interface.
+
+    The SDK never retries (``max_retries=0``): the turn loop owns retries. With
+    ``base_url=None`` the SDK falls back to ``OPENAI_BASE_URL``, then its default.
+    """
+
+    name = "openai"
+
+    def __init__(
+        self,
+        *,
+        api_key: str,
+        model: str,
+        base_url: str | None = None,
+        timeout: float = 60.0,
+        streaming: bool = True,
+    ) -> None:
+        self.model = model
+        self.streaming = streaming
+        self._api_key = api_key
+        self._client = openai.AsyncOpenAI(
+            api_key=api_key, base_url=base_url or None, max_retries=0, timeout=timeout
+        )
+
+    async def aclose(self) -> None:
+        """Close the SDK client's connection pool."""
+        await self._client.close()
+
+    async def stream(self, request: ModelRequest) -> AsyncIterator[ProviderEvent]:
+        """Stream one step; SDK and transport errors become ``ProviderError``.
+
+        The error is raised outside the ``except`` block so that no SDK exception
+        travels along as its context.
+        """
+        failure: ProviderError | None = None
+        try:
+            async with aclosing(self._events(request)) as events:
+                async for event in events:
+                    yield event
+        except (openai.APIError, httpx2.HTTPError) as exc:
+            failure = self._failure(exc)
+        if failure is not None:
+            raise failure
+
+    async def _events(
+        self, request: ModelRequest
+    ) -> AsyncGenerator[ProviderEvent, None]:
+        params: dict[str, Any] = {
+            "model": request.model or self.model,
+            "input": cast(Any, _input_items(request.history)),
+            "max_output_tokens": request.max_output_tokens,
+        }
+        if request.instructions:
+            params["instructions"] = request.instructions
+        if request.tools:
+            params["tools"] = cast(Any, [_tool_param(spec) for spec in request.tools])
+        if not self.streaming:
+            response: Response = await self._client.responses.create(
+                **params, stream=False
+            )
+            if response.status != "completed":
+                raise ProviderError("cut_off", _unfinished(response))
+            output = [_dump(item) for item in response.output]
+            if response.output_text:
+                yield TextDelta(response.output_text)
+            yield _step_done(response.output_text, output)
+            return
+
+        stream: openai.AsyncStream[
+            ResponseStreamEvent
+        ] = await self._client.responses.create(**params, stream=True)
+        text: list[str] = []
+        items: dict[int, dict[str, Any]] = {}
+        async with stream:
+            async for event in stream:
+                if event.type == "response.output_text.delta":
+                    text.append(event.delta)
+                    yield TextDelta(event.delta)
+                elif event.type in (
+                    "response.output_item.added",
+                    "response.output_item.done",
+                ):
+                    items[event.output_index] = _dump(event.item)
+                elif event.type == "response.function_call_arguments.delta":
+                    item = items.setdefault(event.output_index, {})
+                    item["arguments"] = item.get("arguments", "") + event.delta
+                elif event.type == "response.function_call_arguments.done":
+                    items.setdefault(event.output_index, {})["arguments"] = (
+                        event.arguments
+                    )
+                elif event.type == "response.completed":
+                    # The final output is authoritative; the reassembled items
+                    # stand in only when a server leaves it empty.
+                    output = [_dump(item) for item in event.response.output] or [
+                        items[index] for index in sorted(items)
+                    ]
+                    yield _step_done("".join(text), output)
+                    return
+                elif event.type in ("response.failed", "response.incomplete"):
+                    raise ProviderError("cut_off", _unfinished(event.response))
+                elif event.type == "error":
+                    raise ProviderError(
+                        "cut_off",
+                        f"openai: error event mid-stream ({event.code}): "
+                        f"{event.message[:MAX_MESSAGE]}",
+                    )
+        raise ProviderError("cut_off", "openai: the stream ended before it completed")
+
+    def _failure(self, exc: Exception) -> ProviderError:
+        """The neutral error for an SDK or transport exception."""
+        detail = redacted(str(exc), self._api_key)
+        if isinstance(exc, openai.APIStatusError):
+            status = exc.status_code
+            retry_after = retry_after_seconds(exc.response.headers)
+            message = f"openai: HTTP {status}: {detail}"
+            if status == 429:
+                return ProviderError("rate_limited", message, retry_after=retry_after)
+            if status in (503, 529) or "overloaded" in f"{exc.type} {exc.code}":
+                return ProviderError("overloaded", message, retry_after=retry_after)
+            if status >= 500 or status == 408:
+                return ProviderError("unavailable", message)
+            return ProviderError("refused", message)
+        if isinstance(exc, openai.APIConnectionError | httpx2.HTTPError):
+            return ProviderError(
+                "unavailable", f"openai: {type(exc).__name__}: {detail}"
+            )
+        # A bare APIError: an error payload inside the stream ended the step.
+        return ProviderError("cut_off", f"openai: error mid-stream: {detail}")
+
+
+def _tool_param(spec: ToolSpec) -> dict[str, Any]:
+    """A flat function tool. ``strict`` is off: our schemas have optional
+    properties, and arguments are validated by the tool layer anyway."""
+    return {
+        "type": "function",
+        "name": spec.name,
+        "description": spec.description,
+        "parameters": dict(spec.parameters),
+        "strict": False,
+    }
+
+
+def _input_items(history: tuple[HistoryItem, ...]) -> list[dict[str, Any]]:
+    """The whole conversation as Responses input items."""
+    items: list[dict[str, Any]] = []
+    for entry in history:
+        if isinstance(entry, UserText):
+            items.append({"role": "user", "content": entry.text})
+        elif isinstance(entry, AssistantStep):
+            state = entry.provider_state.get(_STATE_KEY)
+            if isinstance(state, Mapping) and "output" in state:
+                items.extend(dict(item) for item in state["output"])
+            else:
+                items.extend(_rebuilt_step(entry))
+        elif isinstance(entry, ToolResults):
+            items.extend(
+                {
+                    "type": "function_call_output",
+                    "call_id": result.call_id,
+                    "output": json.dumps(dict(result.payload), ensure_ascii=False),
+                }
+                for result in entry.results
+            )
+    return items
+
+
+def _rebuilt_step(step: AssistantStep) -> list[dict[str, Any]]:
+    """A step without OpenAI state (another provider's): its text as an
+    assistant message, then one ``function_call`` item per call."""
+    items: list[dict[str, Any]] = []
+    if step.text:
+        items.append({"role": "assistant", "content": step.text})
+    for call in step.tool_calls:
+        arguments = call.arguments
+        items.append(
+            {
+                "type": "function_call",
+                "call_id": call.id,
+                "name": call.name,
+                "arguments": arguments
+                if isinstance(arguments, str)
+                else json.dumps(dict(arguments), ensure_ascii=False),
+            }
+        )
+    return items
+
+
+def _step_done(text: str, output: list[dict[str, Any]]) -> StepDone:
+    """The finished step: its function calls with their raw argument strings
+    (the tool layer reports malformed JSON), and the output items to echo."""
+    calls = tuple(
+        ToolCall(
+            id=str(item.get("call_id", "")),
+            name=str(item.get("name", "")),
+            arguments=str(item.get("arguments", "")),
+        )
+        for item in output
+        if item.get("type") == "function_call"
+    )
+    return StepDone(
+        text=text, tool_calls=calls, provider_state={_STATE_KEY: {"output": output}}
+    )
+
+
+def _dump(item: Any) -> dict[str, Any]:
+    """An SDK output item as a JSON-able dict that is valid request input."""
+    return cast(dict[str, Any], item.model_dump(mode="json", exclude_none=True))
+
+
+def _unfinished(response: Response) -> str:
+    """Why a response did not complete, in a few words."""
+    reason = ""
+    if response.incomplete_details is not None:
+        reason = str(response.incomplete_details.reason)
+    elif response.error is not None:
+        reason = f"{response.error.code}: {response.error.message[:MAX_MESSAGE]}"
+    return f"openai: response {response.status}: {reason}".rstrip(": ")

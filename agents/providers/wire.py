@@ -1,0 +1,54 @@
+"""What the three adapters read the same way off an HTTP answer: how long a provider
+asks us to wait, and error text that is safe to keep (short, without the key)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from email.utils import parsedate_to_datetime
+from typing import Any
+
+MAX_MESSAGE = 300
+
+
+def retry_after_seconds(headers: Mapping[str, str]) -> float | None:
+    """Seconds to wait, from ``retry-after-ms`` or ``retry-after`` (seconds or an HTTP
+    date); ``None`` when the server did not say."""
+    lowered = {str(key).lower(): str(value) for key, value in headers.items()}
+    milliseconds = lowered.get("retry-after-ms")
+    if milliseconds:
+        try:
+            return max(0.0, float(milliseconds) / 1000)
+        except ValueError:
+            pass
+    value = lowered.get("retry-after")
+    if not value:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=UTC)
+    return max(0.0, (when - datetime.now(UTC)).total_seconds())
+
+
+def redacted(text: str, secret: str) -> str:
+    """``text`` shortened, with the API key masked should a server echo it."""
+    if secret:
+        text = text.replace(secret, "***")
+    return text[:MAX_MESSAGE]
+
+
+def json_object(text: str) -> dict[str, Any]:
+    """``text`` parsed as a JSON object, or ``{}`` when it is not one."""
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return {}
+    return value if isinstance(value, dict) else {}
