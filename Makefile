@@ -39,3 +39,6 @@ BENCH_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/gymnasia_bench
 bench: $(VENV)/.installed-dev
 	DEBUG=1 $(BIN)/python tests/bench/bench_dispatch.py
 	DEBUG=1 $(BIN)/python tests/bench/bench_dispatch.py --database $(BENCH_DATABASE_URL)
+	$(BIN)/python tests/bench/bench_tool_calls.py
+	$(BIN)/python tests/bench/bench_turns.py
+	$(BIN)/python tests/bench/bench_turns.py --database $(BENCH_DATABASE_URL)_turns

@@ -55,7 +55,7 @@ class Agent(models.Model):
     max_tool_steps = models.PositiveSmallIntegerField(
         _("maximum tool steps per turn"),
         default=6,
-        validators=[MinValueValidator(1), MaxValueValidator(20)],
+        validators=[MinValueValidator(1), MaxValueValidator(50)],
     )
     public_key = models.CharField(
         _("public key"),

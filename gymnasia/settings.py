@@ -222,6 +222,11 @@ LOGGING = {
     },
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
     "root": {"handlers": ["console"], "level": "INFO"},
-    "loggers": {"django.db.backends": {"level": "WARNING"}},
+    "loggers": {
+        "django.db.backends": {"level": "WARNING"},
+        # One line per HTTP request of the SDKs and integrations is noise.
+        "httpx": {"level": "WARNING"},
+        "httpx2": {"level": "WARNING"},
+    },
 }
 TOOLS_EXECUTION_TIMEOUT = 10  # seconds a tool may run before it is stopped

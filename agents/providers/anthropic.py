@@ -77,13 +77,18 @@ class AnthropicProvider:
         timeout: float = 60.0,
         streaming: bool = True,
         max_tokens: int = 1024,
+        http_client: Any | None = None,
     ) -> None:
         self.model = model
         self.streaming = streaming
         self.max_tokens = max_tokens
         self._api_key = api_key
         self._client = anthropic.AsyncAnthropic(
-            api_key=api_key, base_url=base_url, max_retries=0, timeout=timeout
+            api_key=api_key,
+            base_url=base_url,
+            max_retries=0,
+            timeout=timeout,
+            http_client=http_client,
         )
 
     async def aclose(self) -> None:

@@ -18,7 +18,9 @@ pytestmark = pytest.mark.django_db
 
 def answer_from_results(body):
     """The scripted model's second step: it writes only what the tool returned."""
-    outputs = [item for item in body["input"] if item.get("type") == "function_call_output"]
+    outputs = [
+        item for item in body["input"] if item.get("type") == "function_call_output"
+    ]
     result = json.loads(outputs[-1]["output"])
     if result["status"] == "ok":
         lines = [
@@ -36,14 +38,18 @@ def fake(settings, monkeypatch):
     with running_fake_llm() as fake:
         settings.OPENAI_API_KEY = "sk-test"
         monkeypatch.setenv("OPENAI_BASE_URL", f"{fake.base_url}/v1")
-        call_command("seed_demo", provider="openai", model="gpt-test", stdout=StringIO())
+        call_command(
+            "seed_demo", provider="openai", model="gpt-test", stdout=StringIO()
+        )
         yield fake
 
 
 def ask(client, text):
     agent = Agent.objects.get()
     started = client.post(
-        "/api/v1/conversations", {"agent": agent.public_key}, content_type="application/json"
+        "/api/v1/conversations",
+        {"agent": agent.public_key},
+        content_type="application/json",
     ).json()
     response = client.post(
         f"/api/v1/conversations/{started['conversation']}/messages",
@@ -73,7 +79,9 @@ def test_carbohydrates_of_rice_through_the_openai_sdk(client, fake):
     first, second = fake.requests["openai"]
     offered = {tool["name"] for tool in first.body["tools"]}
     assert offered == {"search_foods", "list_classes", "handoff_to_staff"}
-    [output] = [i for i in second.body["input"] if i.get("type") == "function_call_output"]
+    [output] = [
+        i for i in second.body["input"] if i.get("type") == "function_call_output"
+    ]
     assert output["call_id"] == "call_search"
     assert json.loads(output["output"])["foods"][0]["name"] == "Arroz blanco (cocido)"
 

@@ -710,6 +710,28 @@ class _Handler(BaseHTTPRequestHandler):
             pass
 
 
+def in_process_transport(fake: FakeLLM, provider: Provider) -> Any:
+    """An ``httpx2.MockTransport`` answering as ``fake`` would, with no socket, for
+    benchmarks that measure the client side alone. Delays are not applied."""
+    import httpx2
+
+    def handle(request: Any) -> Any:
+        body = json.loads(request.content or b"{}")
+        record = RecordedRequest(
+            path=str(request.url.raw_path, "ascii"), headers={}, body=body
+        )
+        reply = fake._answer(provider, record)
+        if reply.frames is not None:
+            return httpx2.Response(
+                reply.status,
+                headers={"content-type": "text/event-stream", **reply.headers},
+                content="".join(reply.frames).encode(),
+            )
+        return httpx2.Response(reply.status, headers=reply.headers, json=reply.body)
+
+    return httpx2.MockTransport(handle)
+
+
 @contextmanager
 def running_fake_llm() -> Iterator[FakeLLM]:
     """A started :class:`FakeLLM`, stopped on exit."""

@@ -44,6 +44,8 @@ def test_masked_shows_at_most_the_last_four_characters():
 def test_a_canary_credential_never_leaves_the_app(world, client, caplog):
     canary = "sk_test_CANARY" + secrets.token_hex(12)
     caplog.set_level(logging.DEBUG)
+    for name in ("httpx", "httpx2", "httpcore", "tools", "agents", "django"):
+        caplog.set_level(logging.DEBUG, logger=name)
     with running_fake_stripe(canary) as fake:
         world.connect_stripe(fake)
         listed = world.call("list_payments", {})
@@ -87,6 +89,7 @@ def test_a_canary_credential_never_leaves_the_app(world, client, caplog):
         "admin pages": "\n".join(pages),
     }
     assert ToolCallLog.objects.count() == 4
+    assert "HTTP Request" in caplog.text  # the HTTP client's own log lines were captured
     assert "••••" in pages[1]
     for place, text in places.items():
         assert canary not in text, place
