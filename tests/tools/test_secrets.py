@@ -89,7 +89,8 @@ def test_a_canary_credential_never_leaves_the_app(world, client, caplog):
         "admin pages": "\n".join(pages),
     }
     assert ToolCallLog.objects.count() == 4
-    assert "HTTP Request" in caplog.text  # the HTTP client's own log lines were captured
+    # The HTTP client's own log lines were captured too.
+    assert "HTTP Request" in caplog.text
     assert "••••" in pages[1]
     for place, text in places.items():
         assert canary not in text, place
