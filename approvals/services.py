@@ -1,22 +1,262 @@
-"""Changes to pending actions."""
+"""Pending actions: queued by the dispatcher, decided once by staff, executed once.
+
+Every transition is a compare-and-set on the current status in the database, so two
+people clicking at once, an approval racing a rejection, or a decision racing the
+expiry sweep end with exactly one decision. An approved action runs in a Celery task
+that first commits an *executing* marker; a task that finds the marker already there
+cannot prove the first attempt did nothing, so the action becomes *unknown* and goes
+to a person instead of running twice (R6, R9).
+"""
 
 from __future__ import annotations
 
+import datetime
 from typing import Any
 
-from approvals.models import PendingAction
+from django.conf import settings
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import transaction
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from approvals.models import PendingAction, PendingActionEvent
+from gymnasia.errors import Conflict, NotFound
+from gymnasia.gyms.models import StaffRole
+from tools.dispatcher import CallContext, execute_and_verify
 from tools.models import ToolCallLog
+from tools.registry import published_registry
+from tools.selection import ToolPolicy
+from tools.services import handoff_create
+from tools.types import OK, UNKNOWN_OUTCOME
+
+DEFAULT_VALIDITY = datetime.timedelta(hours=24)
+#: An approved action whose task has not started after this long lost its message.
+LOST_MESSAGE_AFTER = datetime.timedelta(minutes=2)
+
+Status = PendingAction.Status
 
 
-def pending_action_create(*, log: ToolCallLog, arguments: dict[str, Any]) -> str:
-    """Queue a gated call for staff approval; the approvals queue of the dispatcher."""
-    action = PendingAction.objects.create(
-        business_id=log.business_id,
-        member_id=log.member_id,
-        conversation_key=log.conversation_key,
-        tool_name=log.tool_name,
-        arguments=arguments,
-        action_key=log.action_key,
-        tool_call=log,
+def _event(action_id: Any, kind: str, actor: Any = None, **parameters: Any) -> None:
+    PendingActionEvent.objects.create(
+        action_id=action_id, kind=kind, actor=actor, parameters=parameters
     )
+
+
+def pending_action_create(
+    *,
+    log: ToolCallLog,
+    arguments: dict[str, Any],
+    valid_for: datetime.timedelta | None = None,
+) -> str:
+    """Queue a gated call for staff approval (the dispatcher's approvals queue)."""
+    now = timezone.now()
+    with transaction.atomic():
+        action = PendingAction.objects.create(
+            business_id=log.business_id,
+            member_id=log.member_id,
+            conversation_key=log.conversation_key,
+            tool_name=log.tool_name,
+            arguments=arguments,
+            action_key=log.action_key,
+            tool_call=log,
+            requested_at=now,
+            expires_at=now + (valid_for or DEFAULT_VALIDITY),
+        )
+        _event(action.pk, "requested", arguments=arguments)
     return str(action.pk)
+
+
+def pending_action_for_staff(
+    *, action_id: Any, user: AbstractBaseUser
+) -> PendingAction:
+    """The action, if the user works at its business; otherwise not found, exactly
+    as if it did not exist."""
+    roles = StaffRole.objects.filter(user_id=user.pk).values("business_id")
+    action = PendingAction.objects.filter(pk=action_id, business_id__in=roles).first()
+    if action is None:
+        raise NotFound(_("No such pending action."))
+    return action
+
+
+def _decide(
+    action_id: Any, user: AbstractBaseUser, to: str, reason: str
+) -> PendingAction:
+    action = pending_action_for_staff(action_id=action_id, user=user)
+    now = timezone.now()
+    with transaction.atomic():
+        changed = PendingAction.objects.filter(
+            pk=action.pk, status=Status.PENDING, expires_at__gt=now
+        ).update(status=to, decided_by=user, decided_at=now, decision_reason=reason)
+        if changed:
+            _event(action.pk, to, actor=user, reason=reason)
+            if to == Status.APPROVED:
+                from approvals.tasks import execute_approved_action
+
+                transaction.on_commit(
+                    lambda: execute_approved_action.delay(str(action.pk))
+                )
+    if not changed:
+        pending_actions_expire(now=now)
+        action.refresh_from_db()
+        raise Conflict(
+            _("This request was already decided: %(status)s.")
+            % {"status": action.get_status_display()}
+        )
+    action.refresh_from_db()
+    return action
+
+
+def pending_action_approve(
+    *, action_id: Any, user: AbstractBaseUser, reason: str = ""
+) -> PendingAction:
+    """Approve once; the action runs in a Celery task after the commit."""
+    return _decide(action_id, user, Status.APPROVED, reason)
+
+
+def pending_action_reject(
+    *, action_id: Any, user: AbstractBaseUser, reason: str = ""
+) -> PendingAction:
+    """Reject once, with the staff's reason when given."""
+    return _decide(action_id, user, Status.REJECTED, reason)
+
+
+def pending_actions_expire(*, now: datetime.datetime | None = None) -> int:
+    """Expire every pending action whose time is up; each one exactly once."""
+    now = now or timezone.now()
+    expired = 0
+    overdue = PendingAction.objects.filter(status=Status.PENDING, expires_at__lte=now)
+    for action_id in overdue.values_list("pk", flat=True):
+        with transaction.atomic():
+            if PendingAction.objects.filter(
+                pk=action_id, status=Status.PENDING, expires_at__lte=now
+            ).update(status=Status.EXPIRED, decided_at=now):
+                _event(action_id, "expired")
+                expired += 1
+    return expired
+
+
+def _claim(action_id: Any) -> PendingAction | None:
+    """Move an approved action to executing and commit that before any effect."""
+    with transaction.atomic():
+        now = timezone.now()
+        if not PendingAction.objects.filter(
+            pk=action_id, status=Status.APPROVED
+        ).update(status=Status.EXECUTING, started_at=now):
+            return None
+        action = PendingAction.objects.select_related(
+            "business", "member", "tool_call"
+        ).get(pk=action_id)
+        original = action.tool_call
+        action.execution = ToolCallLog.objects.create(
+            business=action.business,
+            member=action.member,
+            conversation_key=action.conversation_key,
+            provider_call_id=original.provider_call_id,
+            tool_name=action.tool_name,
+            effect="write",
+            arguments_raw=original.arguments_raw,
+            arguments=action.arguments,
+            action_key=action.action_key,
+            offered=True,
+            valid=True,
+            status=ToolCallLog.EXECUTING,
+            steps=[{"step": "approved", "ms": 0, "pending_action": str(action.pk)}],
+        )
+        action.save(update_fields=["execution"])
+        _event(action.pk, "executing", execution=str(action.execution.pk))
+    return action
+
+
+def _unknown_after_redelivery(action_id: Any) -> None:
+    """A second delivery found the executing marker: nobody knows what the first
+    attempt did, so a person takes it; it is never executed again."""
+    with transaction.atomic():
+        action = PendingAction.objects.select_for_update().get(pk=action_id)
+        if action.status != Status.EXECUTING:
+            return
+        handoff = handoff_create(
+            business=action.business,
+            member=action.member,
+            conversation_key=action.conversation_key,
+            reason=f"Could not confirm the approved {action.tool_name}.",
+            tried={"tool": action.tool_name, "arguments": action.arguments},
+            known=(
+                "The approved action started and its worker stopped before recording "
+                "the outcome; it may or may not have been done."
+            ),
+            tool_call=action.execution,
+        )
+        action.status = Status.UNKNOWN
+        action.finished_at = timezone.now()
+        action.outcome = {"status": UNKNOWN_OUTCOME, "handoff": str(handoff.pk)}
+        action.save(update_fields=["status", "finished_at", "outcome"])
+        _event(action.pk, "unknown", reason="redelivered", handoff=str(handoff.pk))
+
+
+def pending_action_execute(*, action_id: Any) -> str:
+    """Run an approved action once, verify it, record the outcome; the task's body."""
+    action = _claim(action_id)
+    if action is None:
+        current = PendingAction.objects.filter(pk=action_id).values_list(
+            "status", flat=True
+        )
+        if current and current[0] == Status.EXECUTING:
+            _unknown_after_redelivery(action_id)
+        return str(current[0]) if current else "missing"
+    tool = published_registry().get(action.tool_name)
+    if tool is None or action.execution is None:
+        raise LookupError(f"{action.tool_name} is not a published tool")
+    context = CallContext(
+        business=action.business,
+        member=action.member,
+        conversation_key=action.conversation_key,
+        offered={tool.name: ToolPolicy(mode="auto")},
+    )
+    result = execute_and_verify(
+        tool=tool,
+        arguments=dict(action.arguments),
+        log=action.execution,
+        context=context,
+    )
+    final = (
+        Status.SUCCEEDED
+        if result.status == OK
+        else Status.UNKNOWN
+        if result.status == UNKNOWN_OUTCOME
+        else Status.FAILED
+    )
+    with transaction.atomic():
+        recorded = PendingAction.objects.filter(
+            pk=action.pk, status=Status.EXECUTING
+        ).update(status=final, finished_at=timezone.now(), outcome=dict(result.payload))
+        _event(
+            action.pk,
+            final if recorded else "late_result",
+            result=dict(result.payload),
+        )
+    return str(final)
+
+
+def pending_actions_sweep(*, now: datetime.datetime | None = None) -> dict[str, int]:
+    """The periodic sweep: expire overdue requests, re-send approved actions whose
+    task message was lost, and hand over actions stuck in *executing*."""
+    now = now or timezone.now()
+    expired = pending_actions_expire(now=now)
+    from approvals.tasks import execute_approved_action
+
+    lost = list(
+        PendingAction.objects.filter(
+            status=Status.APPROVED, decided_at__lte=now - LOST_MESSAGE_AFTER
+        ).values_list("pk", flat=True)
+    )
+    for action_id in lost:
+        execute_approved_action.delay(str(action_id))
+    stuck_after = datetime.timedelta(seconds=settings.CELERY_TASK_TIME_LIMIT + 60)
+    stuck = list(
+        PendingAction.objects.filter(
+            status=Status.EXECUTING, started_at__lte=now - stuck_after
+        ).values_list("pk", flat=True)
+    )
+    for action_id in stuck:
+        _unknown_after_redelivery(action_id)
+    return {"expired": expired, "resent": len(lost), "unknown": len(stuck)}

@@ -51,6 +51,9 @@ def configure_from_settings(sender: Celery, **kwargs: Any) -> None:
         enable_utc=True,
         worker_hijack_root_logger=False,
         beat_schedule_filename=str(settings.DATA_DIR / "celerybeat-schedule"),
+        beat_schedule={
+            "sweep-pending-actions": {"task": "approvals.sweep", "schedule": 60.0},
+        },
     )
 
 

@@ -38,6 +38,7 @@ OWNER_PERMISSIONS: dict[str, tuple[str, ...]] = {
     "agents.conversation": VIEW,
     "agents.message": VIEW,
     "approvals.pendingaction": VIEW,
+    "approvals.pendingactionevent": VIEW,
 }
 #: Staff read what owners may read, and change nothing in admin.
 STAFF_PERMISSIONS: dict[str, tuple[str, ...]] = {
@@ -70,4 +71,22 @@ def roles_sync(apps: Any) -> None:
 
 
 def group_for_role(role: str) -> Group:
-    return Group.objects.get(name=OWNERS_GROUP if role == "owner" else STAFF_GROUP)
+    """The group of a role (created by the data migration; made again if missing)."""
+    group, _ = Group.objects.get_or_create(
+        name=OWNERS_GROUP if role == "owner" else STAFF_GROUP
+    )
+    return group
+
+
+def roles_migration(apps: Any, schema_editor: Any) -> None:
+    """The data migration step that (re)creates both groups.
+
+    Permissions are normally created after all migrations have run; they are created
+    here first so that the groups can be given them on a fresh database.
+    """
+    from django.apps import apps as global_apps
+    from django.contrib.auth.management import create_permissions
+
+    for app_config in global_apps.get_app_configs():
+        create_permissions(app_config, apps=apps, verbosity=0)
+    roles_sync(apps)

@@ -181,7 +181,9 @@ def dispatch_tool_call(call: ToolCall, context: CallContext) -> ToolResult:
 
     if policy.gated_for(amount):
         log.gated = True
-        pending_id = approval_queue()(log=log, arguments=arguments)
+        pending_id = approval_queue()(
+            log=log, arguments=arguments, valid_for=policy.approval_valid_for
+        )
         trace.step("gated", pending_action=pending_id)
         payload = {
             "pending_action": pending_id,

@@ -4,13 +4,20 @@ imports ``approvals``."""
 
 from __future__ import annotations
 
+import datetime
 from typing import Any, Protocol
 
 from tools.models import ToolCallLog
 
 
 class ApprovalQueue(Protocol):
-    def __call__(self, *, log: ToolCallLog, arguments: dict[str, Any]) -> str:
+    def __call__(
+        self,
+        *,
+        log: ToolCallLog,
+        arguments: dict[str, Any],
+        valid_for: datetime.timedelta | None = None,
+    ) -> str:
         """Queue the call for staff approval and return the pending action's id."""
         ...
 

@@ -1,17 +1,8 @@
 """Create the owners' and staff groups with their model permissions."""
 
-from django.apps import apps as global_apps
-from django.contrib.auth.management import create_permissions
 from django.db import migrations
 
-from gymnasia.roles import roles_sync
-
-
-def create_roles(apps, schema_editor):
-    # Permissions are normally created after all migrations; create them now.
-    for app_config in global_apps.get_app_configs():
-        create_permissions(app_config, apps=apps, verbosity=0)
-    roles_sync(apps)
+from gymnasia.roles import roles_migration
 
 
 class Migration(migrations.Migration):
@@ -27,4 +18,4 @@ class Migration(migrations.Migration):
         ("approvals", "0002_initial"),
     ]
 
-    operations = [migrations.RunPython(create_roles, migrations.RunPython.noop)]
+    operations = [migrations.RunPython(roles_migration, migrations.RunPython.noop)]

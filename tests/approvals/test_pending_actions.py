@@ -1,0 +1,283 @@
+"""Pending actions: decided once, executed once, and handed to a person when nobody
+can know what happened. The task bodies are called directly here; delivery through a
+real broker and worker is not exercised by these tests."""
+
+from __future__ import annotations
+
+import datetime
+import threading
+
+import pytest
+import time_machine
+from django.db import connection
+from django.utils import timezone
+
+from approvals.models import PendingAction, PendingActionEvent
+from approvals.services import (
+    pending_action_approve,
+    pending_action_execute,
+    pending_action_reject,
+    pending_actions_expire,
+    pending_actions_sweep,
+)
+from gymnasia.errors import Conflict, NotFound
+from gymnasia.memberships.models import MembershipFreeze
+from tests.factories import BusinessFactory, StaffRoleFactory
+from tests.tools.world import build_world
+from tools.integrations.faults import Fault, inject_fault
+from tools.models import Handoff
+
+pytestmark = pytest.mark.django_db
+
+
+def request_freeze(world, start=10, end=19, conversation="conversation-1"):
+    result = world.call(
+        "freeze_membership",
+        {"start": world.day(start), "end": world.day(end)},
+        offered={"freeze_membership": "gated"},
+        conversation=conversation,
+    )
+    assert result.status == "pending_approval"
+    return PendingAction.objects.get(pk=result.payload["pending_action"])
+
+
+@pytest.fixture
+def staff(world):
+    return StaffRoleFactory(business=world.business, role="staff").user
+
+
+@pytest.fixture
+def sent(monkeypatch):
+    """The task messages an approval would send to the broker."""
+    messages: list[str] = []
+    monkeypatch.setattr(
+        "approvals.tasks.execute_approved_action.delay",
+        lambda action_id: messages.append(action_id),
+    )
+    return messages
+
+
+def kinds(action):
+    return list(
+        PendingActionEvent.objects.filter(action=action).values_list("kind", flat=True)
+    )
+
+
+def test_a_gated_call_is_queued_with_its_expiry(world):
+    action = request_freeze(world)
+    assert action.status == "pending"
+    assert action.expires_at - action.requested_at == datetime.timedelta(hours=24)
+    assert kinds(action) == ["requested"]
+
+
+def test_approval_happens_once_and_sends_the_task_after_commit(
+    world, staff, sent, django_capture_on_commit_callbacks
+):
+    action = request_freeze(world)
+    with django_capture_on_commit_callbacks(execute=True):
+        approved = pending_action_approve(action_id=action.pk, user=staff, reason="ok")
+    assert (approved.status, approved.decided_by, approved.decision_reason) == (
+        "approved",
+        staff,
+        "ok",
+    )
+    assert sent == [str(action.pk)]
+    with pytest.raises(Conflict):
+        pending_action_approve(action_id=action.pk, user=staff)
+    assert kinds(action) == ["requested", "approved"]
+
+
+def test_rejection_keeps_the_reason_and_blocks_approval(world, staff, sent):
+    action = request_freeze(world)
+    rejected = pending_action_reject(
+        action_id=action.pk, user=staff, reason="Agosto está cerrado"
+    )
+    assert (rejected.status, rejected.decision_reason) == (
+        "rejected",
+        "Agosto está cerrado",
+    )
+    with pytest.raises(Conflict):
+        pending_action_approve(action_id=action.pk, user=staff)
+    assert sent == []
+    assert MembershipFreeze.objects.count() == 0
+
+
+def test_an_expired_request_cannot_be_approved(world, staff, sent):
+    action = request_freeze(world)
+    with time_machine.travel(timezone.now() + datetime.timedelta(hours=25)):
+        with pytest.raises(Conflict):
+            pending_action_approve(action_id=action.pk, user=staff)
+    action.refresh_from_db()
+    assert action.status == "expired"
+    assert sent == []
+
+
+def test_staff_of_another_gym_cannot_see_or_decide(world, sent, row_counts):
+    action = request_freeze(world)
+    outsider = StaffRoleFactory(business=BusinessFactory(), role="owner").user
+    before = row_counts()
+    for decide in (pending_action_approve, pending_action_reject):
+        with pytest.raises(NotFound):
+            decide(action_id=action.pk, user=outsider)
+    assert row_counts() == before
+
+
+def test_an_approved_action_runs_once_and_is_verified(world, staff, sent):
+    action = request_freeze(world)
+    pending_action_approve(action_id=action.pk, user=staff)
+    assert pending_action_execute(action_id=action.pk) == "succeeded"
+    action.refresh_from_db()
+    assert action.outcome["verification"] == "verified"
+    assert action.execution.status == "ok"
+    assert MembershipFreeze.objects.count() == 1
+    assert pending_action_execute(action_id=action.pk) == "succeeded"  # redelivered
+    assert MembershipFreeze.objects.count() == 1
+    assert kinds(action) == ["requested", "approved", "executing", "succeeded"]
+
+
+def test_a_second_delivery_after_the_marker_becomes_unknown_not_a_second_run(
+    world, staff, sent
+):
+    action = request_freeze(world)
+    pending_action_approve(action_id=action.pk, user=staff)
+    # The first worker committed the marker and died before acting.
+    PendingAction.objects.filter(pk=action.pk).update(
+        status="executing", started_at=timezone.now()
+    )
+    assert pending_action_execute(action_id=action.pk) == "executing"
+    action.refresh_from_db()
+    assert action.status == "unknown"
+    handoff = Handoff.objects.get()
+    assert handoff.tried["tool"] == "freeze_membership"
+    assert MembershipFreeze.objects.count() == 0
+    assert kinds(action)[-1] == "unknown"
+
+
+def test_an_approved_action_that_fails_is_recorded_as_failed(world, staff, sent):
+    action = request_freeze(world)
+    pending_action_approve(action_id=action.pk, user=staff)
+    with inject_fault("memberships", Fault.STORAGE_FAILURE):
+        assert pending_action_execute(action_id=action.pk) == "failed"
+    action.refresh_from_db()
+    assert action.outcome["verification"] == "not_applied"
+    assert MembershipFreeze.objects.count() == 0
+
+
+def test_an_approved_action_whose_answer_is_lost_is_unknown_and_handed_off(
+    world, staff, sent
+):
+    action = request_freeze(world)
+    pending_action_approve(action_id=action.pk, user=staff)
+    with inject_fault("memberships", Fault.TIMEOUT_AFTER_COMMIT):
+        assert pending_action_execute(action_id=action.pk) == "unknown"
+    assert MembershipFreeze.objects.count() == 1
+    assert Handoff.objects.get().tool_call == PendingAction.objects.get().execution
+
+
+def test_the_sweep_expires_resends_and_hands_over(world, staff, sent):
+    overdue = request_freeze(world, 10, 12)
+    lost = request_freeze(world, 20, 22)
+    stuck = request_freeze(world, 30, 32)
+    for action in (lost, stuck):
+        pending_action_approve(action_id=action.pk, user=staff)
+    PendingAction.objects.filter(pk=stuck.pk).update(
+        status="executing", started_at=timezone.now() - datetime.timedelta(hours=1)
+    )
+    PendingAction.objects.filter(pk=lost.pk).update(
+        decided_at=timezone.now() - datetime.timedelta(minutes=5)
+    )
+    with time_machine.travel(timezone.now() + datetime.timedelta(hours=25)):
+        counts = pending_actions_sweep()
+    assert counts == {"expired": 1, "resent": 1, "unknown": 1}
+    statuses = {a.pk: a.status for a in PendingAction.objects.all()}
+    assert statuses[overdue.pk] == "expired"
+    assert statuses[stuck.pk] == "unknown"
+    assert sent == [str(lost.pk)]
+
+
+def test_expiry_happens_once(world):
+    request_freeze(world)
+    later = timezone.now() + datetime.timedelta(days=2)
+    assert pending_actions_expire(now=later) == 1
+    assert pending_actions_expire(now=later) == 0
+
+
+def race(*attempts):
+    """Run the attempts at the same instant in threads; return what each raised."""
+    barrier = threading.Barrier(len(attempts))
+    outcomes: list[object] = [None] * len(attempts)
+
+    def run(index, attempt):
+        try:
+            barrier.wait()
+            outcomes[index] = attempt()
+        except (Conflict, NotFound) as error:
+            outcomes[index] = error
+        finally:
+            connection.close()
+
+    threads = [
+        threading.Thread(target=run, args=(i, a)) for i, a in enumerate(attempts)
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return outcomes
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_two_approvals_at_once_decide_once(sent):
+    world = build_world()
+    staff = [
+        StaffRoleFactory(business=world.business, role="staff").user for _ in range(2)
+    ]
+    for repetition in range(200):
+        action = request_freeze(world, conversation=f"race-{repetition}")
+        outcomes = race(
+            *(
+                lambda user=user, pk=action.pk: pending_action_approve(
+                    action_id=pk, user=user
+                )
+                for user in staff
+            )
+        )
+        assert sum(isinstance(o, Conflict) for o in outcomes) == 1
+        assert kinds(action).count("approved") == 1
+    assert len(sent) == 200
+    assert len(set(sent)) == 200
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_approval_racing_rejection_or_expiry_ends_with_one_decision(sent):
+    world = build_world()
+    user = StaffRoleFactory(business=world.business, role="staff").user
+    for repetition in range(50):
+        action = request_freeze(world, conversation=f"reject-{repetition}")
+        pk = action.pk
+        race(
+            lambda pk=pk: pending_action_approve(action_id=pk, user=user),
+            lambda pk=pk: pending_action_reject(action_id=pk, user=user),
+        )
+        decisions = [
+            k for k in kinds(action) if k in ("approved", "rejected", "expired")
+        ]
+        assert len(decisions) == 1
+    for repetition in range(50):
+        action = request_freeze(world, conversation=f"expire-{repetition}")
+        PendingAction.objects.filter(pk=action.pk).update(
+            expires_at=timezone.now() + datetime.timedelta(milliseconds=5)
+        )
+        pk = action.pk
+        race(
+            lambda pk=pk: pending_action_approve(action_id=pk, user=user),
+            lambda: pending_actions_expire(
+                now=timezone.now() + datetime.timedelta(seconds=1)
+            ),
+        )
+        decisions = [
+            k for k in kinds(action) if k in ("approved", "rejected", "expired")
+        ]
+        assert len(decisions) == 1
