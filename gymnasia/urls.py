@@ -10,4 +10,5 @@ urlpatterns = [
     path("healthz", views.health, name="health"),
     path("admin/", admin.site.urls),
     path("", include("agents.urls")),
+    path("inbox/", include("approvals.urls")),
 ]

@@ -10,7 +10,7 @@ from django.db import DatabaseError
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from gymnasia.errors import DomainError, InvalidValue
+from gymnasia.errors import Conflict, DomainError, InvalidValue, NotFound
 from gymnasia.gyms.models import Business, Member
 from tools.crypto import encrypt, masked
 from tools.integrations.errors import IntegrationUnavailable
@@ -97,3 +97,34 @@ def integration_health_check(*, integration: Integration) -> bool:
         update_fields=["last_checked_at", "last_error", "status", "updated_at"]
     )
     return not error
+
+
+def handoff_resolve(
+    *, handoff_id: Any, business_ids: Any, user: Any, resolution: str, note: str = ""
+) -> Handoff:
+    """Record what actually happened, once; the verification log shows it."""
+    if resolution not in Handoff.Resolution.values:
+        raise InvalidValue(_("Say whether it was done, not done, or leave a note."))
+    handoff = Handoff.objects.filter(
+        pk=handoff_id, business_id__in=business_ids
+    ).first()
+    if handoff is None:
+        raise NotFound(_("No such handoff."))
+    changed = Handoff.objects.filter(pk=handoff.pk, status=Handoff.Status.OPEN).update(
+        status=Handoff.Status.RESOLVED,
+        resolution=resolution,
+        note=note,
+        resolved_at=timezone.now(),
+        resolved_by=user,
+    )
+    if not changed:
+        raise Conflict(_("This case was already settled."))
+    handoff.refresh_from_db()
+    log = handoff.tool_call
+    if log is not None:
+        log.steps = [
+            *log.steps,
+            {"step": "settled by staff", "resolution": resolution, "note": note[:500]},
+        ]
+        log.save(update_fields=["steps"])
+    return handoff

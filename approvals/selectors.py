@@ -1,0 +1,53 @@
+"""Reads for the staff inbox, always scoped to the businesses of the person asking."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.db.models import QuerySet
+
+from approvals.models import PendingAction
+from gymnasia.gyms.models import StaffRole
+from tools.models import Handoff
+
+
+def _businesses(user: AbstractBaseUser | AnonymousUser) -> QuerySet[StaffRole, Any]:
+    if not user.is_authenticated:
+        return StaffRole.objects.none().values("business_id")
+    return StaffRole.objects.filter(user_id=user.pk).values("business_id")
+
+
+def pending_actions_for_staff(
+    *,
+    user: AbstractBaseUser | AnonymousUser,
+    status: str = PendingAction.Status.PENDING,
+    tool: str = "",
+    limit: int = 50,
+) -> list[PendingAction]:
+    """The inbox's page: newest first, with what each row shows, in three queries."""
+    qs = PendingAction.objects.filter(business_id__in=_businesses(user))
+    if status:
+        qs = qs.filter(status=status)
+    if tool:
+        qs = qs.filter(tool_name=tool)
+    return list(
+        qs.select_related("member", "business", "tool_call", "execution", "decided_by")
+        .prefetch_related("events")
+        .order_by("-requested_at")[:limit]
+    )
+
+
+def handoffs_for_staff(
+    *, user: AbstractBaseUser | AnonymousUser, status: str = Handoff.Status.OPEN
+) -> list[Handoff]:
+    qs = Handoff.objects.filter(business_id__in=_businesses(user))
+    if status:
+        qs = qs.filter(status=status)
+    return list(qs.select_related("member", "tool_call").order_by("-created_at")[:50])
+
+
+def user_is_gym_staff(user: AbstractBaseUser | AnonymousUser) -> bool:
+    return bool(
+        user.is_authenticated and StaffRole.objects.filter(user_id=user.pk).exists()
+    )

@@ -1,0 +1,13 @@
+from django.urls import path
+
+from approvals import views
+
+app_name = "approvals"
+
+urlpatterns = [
+    path("", views.inbox, name="inbox"),
+    path("approve-selected", views.approve_selected, name="approve-selected"),
+    path("<uuid:action_id>/<str:decision>", views.decide, name="decide"),
+    path("handoffs/", views.handoffs, name="handoffs"),
+    path("handoffs/<uuid:handoff_id>/resolve", views.resolve, name="resolve"),
+]

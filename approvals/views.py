@@ -1,0 +1,147 @@
+"""The staff inbox: pending approvals and handoffs of the staff member's gyms.
+
+Server-rendered pages with htmx: the list refreshes itself every few seconds, and
+each decision swaps the decided row in place. One view serves the page and its
+fragment (``request.htmx``). Another gym's action is a 404, as if it did not exist.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.contrib.auth.models import User
+from django.core.exceptions import PermissionDenied
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_GET, require_POST
+from django_htmx.middleware import HtmxDetails
+
+from approvals.models import PendingAction
+from approvals.presentation import TOOL_TITLES, tool_title
+from approvals.selectors import (
+    handoffs_for_staff,
+    pending_actions_for_staff,
+    user_is_gym_staff,
+)
+from approvals.services import pending_action_approve, pending_action_reject
+from gymnasia.errors import Conflict, InvalidValue, NotFound
+from gymnasia.gyms.models import StaffRole
+from tools.models import Handoff
+from tools.services import handoff_resolve
+
+INBOX_REFRESH_SECONDS = 5
+
+
+class HtmxHttpRequest(HttpRequest):
+    htmx: HtmxDetails
+
+
+def _staff(request: HttpRequest) -> User:
+    """The signed-in user, who must work at a gym."""
+    if not isinstance(request.user, User) or not user_is_gym_staff(request.user):
+        raise PermissionDenied
+    return request.user
+
+
+def _rows(actions: list[PendingAction]) -> list[dict[str, Any]]:
+    return [{"action": a, "title": tool_title(a.tool_name)} for a in actions]
+
+
+@login_required(login_url="admin:login")
+@require_GET
+def inbox(request: HtmxHttpRequest) -> HttpResponse:
+    """Pending approvals, newest first, filtered by tool and status."""
+    user = _staff(request)
+    status = request.GET.get("status", PendingAction.Status.PENDING)
+    tool = request.GET.get("tool", "")
+    if status and status not in PendingAction.Status.values:
+        status = PendingAction.Status.PENDING
+    context = {
+        "rows": _rows(pending_actions_for_staff(user=user, status=status, tool=tool)),
+        "status": status,
+        "tool": tool,
+        "statuses": PendingAction.Status.choices,
+        "tools": [(name, tool_title(name)) for name in TOOL_TITLES],
+        "refresh_seconds": INBOX_REFRESH_SECONDS,
+    }
+    template = "approvals/_actions.html" if request.htmx else "approvals/inbox.html"
+    return render(request, template, context)
+
+
+@login_required(login_url="admin:login")
+@require_POST
+def decide(request: HtmxHttpRequest, action_id: str, decision: str) -> HttpResponse:
+    """Approve or reject one request, once."""
+    user = _staff(request)
+    if decision not in ("approve", "reject"):
+        raise Http404
+    reason = request.POST.get("reason", "").strip()[:1000]
+    service = pending_action_approve if decision == "approve" else pending_action_reject
+    try:
+        action = service(action_id=action_id, user=user, reason=reason)
+    except NotFound:
+        raise Http404 from None
+    except Conflict as conflict:
+        messages.warning(request, str(conflict))
+        action = PendingAction.objects.get(pk=action_id)
+    if request.htmx:
+        row = {"action": action, "title": tool_title(action.tool_name)}
+        return render(request, "approvals/_action.html", {"row": row})
+    return redirect("approvals:inbox")
+
+
+@login_required(login_url="admin:login")
+@require_POST
+def approve_selected(request: HtmxHttpRequest) -> HttpResponse:
+    """Approve every selected request that is still pending."""
+    user = _staff(request)
+    approved = 0
+    for action_id in request.POST.getlist("ids"):
+        try:
+            pending_action_approve(action_id=action_id, user=user)
+            approved += 1
+        except (NotFound, Conflict):
+            continue
+    messages.success(request, _("%(count)s requests approved.") % {"count": approved})
+    return redirect("approvals:inbox")
+
+
+@login_required(login_url="admin:login")
+@require_GET
+def handoffs(request: HtmxHttpRequest) -> HttpResponse:
+    """Cases a person must settle: unknown outcomes and members asking for staff."""
+    user = _staff(request)
+    status = request.GET.get("status", Handoff.Status.OPEN)
+    context = {
+        "handoffs": handoffs_for_staff(user=user, status=status),
+        "status": status,
+        "resolutions": Handoff.Resolution.choices,
+        "refresh_seconds": INBOX_REFRESH_SECONDS,
+    }
+    template = "approvals/_handoffs.html" if request.htmx else "approvals/handoffs.html"
+    return render(request, template, context)
+
+
+@login_required(login_url="admin:login")
+@require_POST
+def resolve(request: HtmxHttpRequest, handoff_id: str) -> HttpResponse:
+    """Record what actually happened with a handed-off case."""
+    user = _staff(request)
+    try:
+        handoff_resolve(
+            handoff_id=handoff_id,
+            business_ids=StaffRole.objects.filter(user_id=user.pk).values(
+                "business_id"
+            ),
+            user=user,
+            resolution=request.POST.get("resolution", ""),
+            note=request.POST.get("note", "").strip()[:2000],
+        )
+    except NotFound:
+        raise Http404 from None
+    except (Conflict, InvalidValue) as problem:
+        messages.warning(request, str(problem))
+    return redirect("approvals:handoffs")

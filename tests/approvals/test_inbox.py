@@ -1,0 +1,135 @@
+"""The staff inbox: a gym's staff see and decide their own gym's requests only."""
+
+from __future__ import annotations
+
+import pytest
+from django.test import Client
+
+from approvals.models import PendingAction
+from tests.approvals.test_pending_actions import request_freeze
+from tests.factories import BusinessFactory, StaffRoleFactory
+from tests.tools.world import build_world
+from tools.integrations.faults import Fault, inject_fault
+from tools.models import Handoff
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def staff_client(client, world):
+    client.force_login(StaffRoleFactory(business=world.business, role="staff").user)
+    return client
+
+
+@pytest.fixture(autouse=True)
+def no_broker(monkeypatch):
+    """Approval messages are recorded instead of sent: delivery is not under test."""
+    sent: list[str] = []
+    monkeypatch.setattr(
+        "approvals.tasks.execute_approved_action.delay",
+        lambda action_id: sent.append(action_id),
+    )
+    return sent
+
+
+def test_the_inbox_lists_the_gyms_pending_requests(staff_client, world, settings):
+    settings.LANGUAGE_CODE = "en"
+    mine = request_freeze(world)
+    other_world = build_world()
+    theirs = request_freeze(other_world)
+    page = staff_client.get("/inbox/").content.decode()
+    assert f'id="action-{mine.pk}"' in page
+    assert f'id="action-{theirs.pk}"' not in page
+    assert "Freeze the membership" in page
+    assert world.day(10) in page
+
+
+def test_the_list_refreshes_itself_as_a_fragment(staff_client, world):
+    request_freeze(world)
+    fragment = staff_client.get(
+        "/inbox/", headers={"HX-Request": "true"}
+    ).content.decode()
+    assert fragment.startswith("<table")
+    assert 'hx-trigger="every 5s"' in fragment
+    assert "<html" not in fragment
+
+
+def test_approving_from_the_inbox_swaps_the_row(
+    staff_client, world, no_broker, django_capture_on_commit_callbacks
+):
+    action = request_freeze(world)
+    with django_capture_on_commit_callbacks(execute=True):
+        response = staff_client.post(
+            f"/inbox/{action.pk}/approve", headers={"HX-Request": "true"}
+        )
+    assert response.status_code == 200
+    assert 'data-status="approved"' in response.content.decode()
+    assert no_broker == [str(action.pk)]
+
+
+def test_rejecting_keeps_the_reason(staff_client, world):
+    action = request_freeze(world)
+    staff_client.post(f"/inbox/{action.pk}/reject", {"reason": "Cerrado en agosto"})
+    action.refresh_from_db()
+    assert (action.status, action.decision_reason) == ("rejected", "Cerrado en agosto")
+
+
+def test_approve_selected(staff_client, world):
+    first, second = request_freeze(world, 10, 12), request_freeze(world, 20, 22)
+    staff_client.post("/inbox/approve-selected", {"ids": [first.pk, second.pk]})
+    assert set(PendingAction.objects.values_list("status", flat=True)) == {"approved"}
+
+
+def test_another_gyms_request_is_not_found(staff_client, row_counts):
+    other = request_freeze(build_world())
+    before = row_counts()
+    response = staff_client.post(f"/inbox/{other.pk}/approve")
+    assert response.status_code == 404
+    assert row_counts() == before
+    other.refresh_from_db()
+    assert other.status == "pending"
+
+
+def test_people_without_a_gym_role_are_refused(client, world):
+    request_freeze(world)
+    outsider = StaffRoleFactory(business=BusinessFactory()).user
+    outsider.gym_roles.all().delete()
+    client.force_login(outsider)
+    assert client.get("/inbox/").status_code == 403
+    assert Client().get("/inbox/").status_code == 302  # to the sign-in page
+
+
+def test_every_action_needs_the_csrf_token(world):
+    action = request_freeze(world)
+    client = Client(enforce_csrf_checks=True)
+    client.force_login(StaffRoleFactory(business=world.business, role="staff").user)
+    assert client.post(f"/inbox/{action.pk}/approve").status_code == 403
+    action.refresh_from_db()
+    assert action.status == "pending"
+
+
+def test_a_handoff_is_settled_with_what_happened(staff_client, world):
+    with inject_fault("nutrition", Fault.TIMEOUT_AFTER_COMMIT):
+        world.call(
+            "add_food_to_meal",
+            {
+                "date": world.day(0),
+                "meal": "dinner",
+                "food_id": world.ids["food_id:oats"],
+                "grams": 40,
+            },
+        )
+    handoff = Handoff.objects.get()
+    page = staff_client.get("/inbox/handoffs/").content.decode()
+    assert f'id="handoff-{handoff.pk}"' in page
+    staff_client.post(
+        f"/inbox/handoffs/{handoff.pk}/resolve",
+        {"resolution": "done", "note": "Lo vi en el diario"},
+    )
+    handoff.refresh_from_db()
+    assert (handoff.status, handoff.resolution, handoff.resolved_by is not None) == (
+        "resolved",
+        "done",
+        True,
+    )
+    assert handoff.tool_call.steps[-1]["step"] == "settled by staff"
