@@ -11,6 +11,7 @@ to a person instead of running twice (R6, R9).
 from __future__ import annotations
 
 import datetime
+from functools import partial
 from typing import Any
 
 from django.conf import settings
@@ -19,7 +20,9 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from agents.outcomes import conversation_outcome_post
 from approvals.models import PendingAction, PendingActionEvent
+from approvals.presentation import TOOL_TITLES
 from gymnasia.errors import Conflict, NotFound
 from gymnasia.gyms.models import StaffRole
 from tools.dispatcher import CallContext, execute_and_verify
@@ -78,6 +81,22 @@ def pending_action_for_staff(
     return action
 
 
+def _tell_member(
+    action: PendingAction, status: str, payload: dict[str, Any] | None = None
+) -> None:
+    """Post the outcome into the member's conversation (see ``agents.outcomes``)."""
+    conversation_outcome_post(
+        conversation_key=action.conversation_key,
+        action_id=str(action.pk),
+        tool_name=action.tool_name,
+        title=TOOL_TITLES.get(action.tool_name, action.tool_name),
+        arguments=dict(action.arguments),
+        status=status,
+        payload=payload,
+        reason=action.decision_reason,
+    )
+
+
 def _decide(
     action_id: Any, user: AbstractBaseUser, to: str, reason: str
 ) -> PendingAction:
@@ -102,6 +121,9 @@ def _decide(
             _("This request was already decided: %(status)s.")
             % {"status": action.get_status_display()}
         )
+    if to == Status.REJECTED:
+        action.refresh_from_db()
+        _tell_member(action, Status.REJECTED)
     action.refresh_from_db()
     return action
 
@@ -132,7 +154,12 @@ def pending_actions_expire(*, now: datetime.datetime | None = None) -> int:
             ).update(status=Status.EXPIRED, decided_at=now):
                 _event(action_id, "expired")
                 expired += 1
+                transaction.on_commit(partial(_tell_expired, action_id))
     return expired
+
+
+def _tell_expired(action_id: Any) -> None:
+    _tell_member(PendingAction.objects.get(pk=action_id), Status.EXPIRED)
 
 
 def _claim(action_id: Any) -> PendingAction | None:
@@ -191,6 +218,9 @@ def _unknown_after_redelivery(action_id: Any) -> None:
         action.outcome = {"status": UNKNOWN_OUTCOME, "handoff": str(handoff.pk)}
         action.save(update_fields=["status", "finished_at", "outcome"])
         _event(action.pk, "unknown", reason="redelivered", handoff=str(handoff.pk))
+        transaction.on_commit(
+            lambda: _tell_member(action, Status.UNKNOWN, action.outcome)
+        )
 
 
 def pending_action_execute(*, action_id: Any) -> str:
@@ -234,6 +264,8 @@ def pending_action_execute(*, action_id: Any) -> str:
             final if recorded else "late_result",
             result=dict(result.payload),
         )
+    if recorded:
+        _tell_member(action, final, dict(result.payload))
     return str(final)
 
 

@@ -1,0 +1,154 @@
+"""Telling the member what became of a request that waited for staff.
+
+This is the one service through which ``approvals`` posts back into a conversation.
+An executed request continues the conversation: the action and its result join the
+history under their own call id, and the provider writes the member's message from
+the result, with the R10 sentence in front when it was not verified. A rejection, an
+expiry or a replaced request is told in fixed, honest words: nothing was done, and an
+expiry is not a rejection.
+"""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+from asgiref.sync import async_to_sync
+from django.utils.translation import gettext, override
+
+from agents.conversations import conversation_history, message_add
+from agents.models import Conversation, Message
+from agents.providers.base import ModelRequest, ProviderError, StepDone
+from agents.turn import instructions_for, provider_for
+from agents.verdict import verdict_cases, verdict_prefix
+from tools.types import ERROR_STATUSES, ToolCall, ToolResult
+
+EXECUTED = ("succeeded", "failed", "unknown")
+
+
+def _conversation(key: str) -> Conversation | None:
+    try:
+        uuid.UUID(key)
+    except ValueError:
+        return None
+    return (
+        Conversation.objects.select_related("agent__business", "business", "member")
+        .filter(pk=key)
+        .first()
+    )
+
+
+def _fixed_notice(
+    conversation: Conversation, status: str, title: object, reason: str
+) -> str:
+    with override(conversation.language):
+        if status == "rejected":
+            text = gettext(
+                "The gym's staff did not approve your request (%(title)s)."
+            ) % {"title": title}
+            if reason:
+                reason = reason.rstrip(".")
+                text += " " + gettext("Their reason: %(reason)s.") % {"reason": reason}
+            return text + " " + gettext("Nothing was changed.")
+        if status == "expired":
+            return gettext(
+                "Your request (%(title)s) expired before the staff could review it; "
+                "nothing was changed. You can ask again."
+            ) % {"title": title}
+        return gettext(
+            "Your request (%(title)s) was replaced by a corrected one; the staff will "
+            "decide on that one."
+        ) % {"title": title}
+
+
+def conversation_outcome_post(
+    *,
+    conversation_key: str,
+    action_id: str,
+    tool_name: str,
+    title: object,
+    arguments: dict[str, Any],
+    status: str,
+    payload: dict[str, Any] | None = None,
+    reason: str = "",
+) -> Message | None:
+    """Post what became of a pending request into its conversation, if it has one."""
+    conversation = _conversation(conversation_key)
+    if conversation is None:
+        return None
+    if status not in EXECUTED:
+        text = _fixed_notice(conversation, status, title, reason)
+        return message_add(
+            conversation=conversation, role=Message.Role.NOTICE, text=text
+        )
+    call = ToolCall(
+        id=f"approved_{action_id}", name=tool_name, arguments=dict(arguments)
+    )
+    result_payload = dict(
+        payload or {"status": "unknown_outcome", "verification": "unverifiable"}
+    )
+    result = ToolResult(
+        call_id=call.id,
+        status=str(result_payload.get("status")),
+        payload=result_payload,
+        is_error=result_payload.get("status") in ERROR_STATUSES,
+    )
+    message_add(
+        conversation=conversation,
+        role=Message.Role.STEP,
+        content={
+            "tool_calls": [
+                {"id": call.id, "name": call.name, "arguments": call.arguments}
+            ],
+            "provider_state": {},
+            "approved_action": action_id,
+        },
+    )
+    message_add(
+        conversation=conversation,
+        role=Message.Role.TOOL_RESULTS,
+        content={
+            "results": [
+                {
+                    "call_id": result.call_id,
+                    "status": result.status,
+                    "payload": result_payload,
+                    "is_error": result.is_error,
+                }
+            ]
+        },
+    )
+    prefix = verdict_prefix(
+        verdict_cases([(tool_name, result_payload)]), conversation.language
+    )
+    request = ModelRequest(
+        instructions=instructions_for(conversation.agent, conversation)
+        + " The gym's staff reviewed a request of the member; its result is the last "
+        "tool result. Tell the member what happened, from that result only.",
+        history=conversation_history(conversation),
+        tools=(),
+    )
+    written = async_to_sync(_final_text)(conversation, request)
+    if written is None:
+        with override(conversation.language):
+            written = gettext("The staff reviewed your request (%(title)s).") % {
+                "title": str(title)
+            }
+    return message_add(
+        conversation=conversation,
+        role=Message.Role.ASSISTANT,
+        text=prefix + written,
+        content={"model_text": written, "approved_action": action_id},
+    )
+
+
+async def _final_text(conversation: Conversation, request: ModelRequest) -> str | None:
+    """The provider's text for the update, or ``None`` when it cannot answer."""
+    provider = provider_for(conversation.agent, conversation)
+    try:
+        async for event in provider.stream(request):
+            if isinstance(event, StepDone):
+                return event.text or None
+    except ProviderError:  # the fixed sentence is used instead
+        return None
+    return None

@@ -1,0 +1,130 @@
+"""What became of a request that waited for staff reaches the member's conversation:
+done only when verified, and rejection, expiry and failure each in their own words."""
+
+from __future__ import annotations
+
+import datetime
+import time
+from io import StringIO
+
+import jwt
+import pytest
+import time_machine
+from django.core.management import call_command
+from django.utils import timezone
+
+from agents.models import Agent
+from agents.verdict import SENTENCES
+from approvals.models import PendingAction
+from approvals.services import (
+    pending_action_approve,
+    pending_action_execute,
+    pending_action_reject,
+    pending_actions_expire,
+)
+from gymnasia.memberships.models import MembershipFreeze
+from tests.factories import StaffRoleFactory
+from tools.integrations.faults import Fault, inject_fault
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(autouse=True)
+def no_broker(monkeypatch):
+    monkeypatch.setattr(
+        "approvals.tasks.execute_approved_action.delay", lambda action_id: None
+    )
+
+
+@pytest.fixture
+def asked(client):
+    """A member asked, through the API, to freeze the membership (gated in the demo)."""
+    call_command("seed_demo", stdout=StringIO())
+    agent = Agent.objects.get()
+    token = jwt.encode(
+        {"sub": "socio-1001", "aud": agent.public_key, "exp": int(time.time()) + 600},
+        agent.identity_secret,
+        algorithm="HS256",
+    )
+    started = client.post(
+        "/api/v1/conversations",
+        {"agent": agent.public_key, "identity_token": token},
+        content_type="application/json",
+    ).json()
+    headers = {"Authorization": f"Bearer {started['token']}"}
+    url = f"/api/v1/conversations/{started['conversation']}/messages"
+    reply = client.post(
+        url,
+        {"text": "Congela mi cuota en agosto"},
+        content_type="application/json",
+        headers=headers,
+    ).json()["messages"]
+    assert reply[-1]["text"].startswith(SENTENCES["es"]["waits"])
+    staff = StaffRoleFactory(business=agent.business, role="staff").user
+
+    def later() -> list[dict]:
+        response = client.get(url, {"after": reply[-1]["id"]}, headers=headers)
+        return response.json()["messages"]
+
+    return PendingAction.objects.get(), staff, later
+
+
+def test_an_approved_and_verified_request_is_told_done(asked):
+    action, staff, later = asked
+    pending_action_approve(action_id=action.pk, user=staff)
+    pending_action_execute(action_id=action.pk)
+    [message] = later()
+    freeze = MembershipFreeze.objects.get()
+    assert message["role"] == "assistant"
+    assert message["text"] == (
+        f"Cuota congelada del {freeze.start.isoformat()} al {freeze.end.isoformat()}."
+    )
+
+
+def test_a_rejection_is_told_with_the_reason(asked):
+    action, staff, later = asked
+    pending_action_reject(action_id=action.pk, user=staff, reason="en agosto cerramos")
+    [message] = later()
+    assert message["role"] == "notice"
+    assert "no ha aprobado" in message["text"]
+    assert "en agosto cerramos" in message["text"]
+    assert "No se ha cambiado nada" in message["text"]
+
+
+def test_an_expiry_is_not_told_as_a_rejection(
+    asked, django_capture_on_commit_callbacks
+):
+    _, _, later = asked
+    with django_capture_on_commit_callbacks(execute=True):
+        pending_actions_expire(now=timezone.now() + datetime.timedelta(days=2))
+    [message] = later()
+    assert message["role"] == "notice"
+    assert "ha caducado" in message["text"]
+    assert "no ha aprobado" not in message["text"]
+
+
+def test_an_approved_request_that_failed_is_told_not_done(asked):
+    action, staff, later = asked
+    pending_action_approve(action_id=action.pk, user=staff)
+    with inject_fault("memberships", Fault.STORAGE_FAILURE):
+        pending_action_execute(action_id=action.pk)
+    [message] = later()
+    assert message["text"].startswith(SENTENCES["es"]["not_done"] + "\n\n")
+    assert MembershipFreeze.objects.count() == 0
+
+
+def test_an_approved_request_with_an_unknown_outcome_is_told_not_confirmed(asked):
+    action, staff, later = asked
+    pending_action_approve(action_id=action.pk, user=staff)
+    with inject_fault("memberships", Fault.TIMEOUT_AFTER_COMMIT):
+        pending_action_execute(action_id=action.pk)
+    [message] = later()
+    assert message["text"].startswith(SENTENCES["es"]["not_confirmed"] + "\n\n")
+
+
+def test_nobody_is_told_done_before_verification(asked):
+    action, staff, later = asked
+    pending_action_approve(action_id=action.pk, user=staff)
+    assert later() == []  # approved, not yet executed and verified
+    with time_machine.travel(timezone.now() + datetime.timedelta(minutes=1)):
+        assert later() == []
