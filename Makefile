@@ -42,3 +42,5 @@ bench: $(VENV)/.installed-dev
 	$(BIN)/python tests/bench/bench_tool_calls.py
 	$(BIN)/python tests/bench/bench_turns.py
 	$(BIN)/python tests/bench/bench_turns.py --database $(BENCH_DATABASE_URL)_turns
+	$(BIN)/python tests/bench/bench_inbox.py
+	$(BIN)/python tests/bench/bench_inbox.py --database $(BENCH_DATABASE_URL)_inbox

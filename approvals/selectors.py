@@ -25,16 +25,16 @@ def pending_actions_for_staff(
     tool: str = "",
     limit: int = 50,
 ) -> list[PendingAction]:
-    """The inbox's page: newest first, with what each row shows, in three queries."""
+    """The inbox's page: newest first, with what each row shows, in one query."""
     qs = PendingAction.objects.filter(business_id__in=_businesses(user))
     if status:
         qs = qs.filter(status=status)
     if tool:
         qs = qs.filter(tool_name=tool)
     return list(
-        qs.select_related("member", "business", "tool_call", "execution", "decided_by")
-        .prefetch_related("events")
-        .order_by("-requested_at")[:limit]
+        qs.select_related(
+            "member", "business", "tool_call", "execution", "decided_by"
+        ).order_by("-requested_at")[:limit]
     )
 
 

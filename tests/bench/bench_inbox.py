@@ -1,0 +1,133 @@
+"""Benchmark: the staff inbox's first page with 10,000 pending actions across 20 gyms.
+
+Prints the SQL queries the page makes and the median server time of rendering it
+(through Django's test client, so without network). Target: at most 10 queries and
+under 50 ms.
+
+Run: ``make bench`` or ``.venv/bin/python tests/bench/bench_inbox.py [--database URL]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+GYMS = 20
+ACTIONS = 10_000
+
+
+def run(database_url: str, data_dir: str) -> None:
+    os.environ.update(
+        GYMNASIA_DATA_DIR=data_dir,
+        DEBUG="0",
+        SECRET_KEY="bench-" + "k" * 60,
+        FIELD_ENCRYPTION_KEYS="tUYc8UzT6vPRQJ5m0tEuS7Kn2dJkPfvGm2NFMm6p0xY=",
+        ALLOWED_HOSTS="testserver",
+        DATABASE_URL=database_url,
+        DJANGO_SETTINGS_MODULE="gymnasia.settings",
+    )
+    import django
+
+    django.setup()
+    from django.contrib.auth.models import User
+    from django.core.management import call_command
+    from django.db import connection
+    from django.test import Client
+
+    from approvals.models import PendingAction
+    from gymnasia.gyms.models import Business, Member
+    from gymnasia.gyms.services import staff_role_grant
+    from tools.models import ToolCallLog
+
+    call_command("migrate", verbosity=0)
+    call_command("collectstatic", interactive=False, verbosity=0)  # as in production
+    old = Business.objects.filter(slug__startswith="bench-inbox-")
+    PendingAction.objects.filter(business__in=old).delete()
+    ToolCallLog.objects.filter(business__in=old).delete()
+    old.delete()
+    gyms = [
+        Business.objects.create(name=f"Bench gym {n}", slug=f"bench-inbox-{n}")
+        for n in range(GYMS)
+    ]
+    members = [
+        Member.objects.create(business=g, external_id=f"m-{g.pk}", name="Ana")
+        for g in gyms
+    ]
+    logs = ToolCallLog.objects.bulk_create(
+        ToolCallLog(
+            business=gyms[n % GYMS],
+            member=members[n % GYMS],
+            conversation_key=f"c-{n}",
+            tool_name="freeze_membership",
+            effect="write",
+            arguments={"start": "2027-08-01", "end": "2027-08-31"},
+            status="pending_approval",
+            steps=[{"step": "offered"}, {"step": "validated"}, {"step": "gated"}],
+        )
+        for n in range(ACTIONS)
+    )
+    PendingAction.objects.bulk_create(
+        PendingAction(
+            business_id=log.business_id,
+            member_id=log.member_id,
+            conversation_key=log.conversation_key,
+            tool_name=log.tool_name,
+            arguments=log.arguments,
+            action_key=f"k{n}",
+            tool_call=log,
+        )
+        for n, log in enumerate(logs)
+    )
+    user, _ = User.objects.get_or_create(username="bench-inbox-staff")
+    staff_role_grant(business=gyms[0], user=user, role="staff")
+    client = Client()
+    client.force_login(user)
+    headers = {"X-Forwarded-Proto": "https"}
+    client.get("/inbox/", headers=headers)  # warm-up
+    queries: list[str] = []
+
+    def count(execute: Any, sql: str, params: Any, many: bool, context: Any) -> Any:
+        queries.append(sql)
+        return execute(sql, params, many, context)
+
+    with connection.execute_wrapper(count):
+        response = client.get("/inbox/", headers=headers)
+    assert response.status_code == 200, response.status_code
+    rows = response.content.decode().count('id="action-')
+    timings = []
+    for _ in range(30):
+        started = time.perf_counter()
+        client.get("/inbox/", headers=headers)
+        timings.append((time.perf_counter() - started) * 1000)
+    print(
+        f"{connection.vendor}: inbox first page ({rows} rows shown of {ACTIONS // GYMS} "
+        f"for this gym, {ACTIONS} in all): {len(queries)} SQL queries, "
+        f"median {statistics.median(timings):.1f} ms server time"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--database", help="a DATABASE_URL; default a new SQLite file")
+    options = parser.parse_args()
+    with tempfile.TemporaryDirectory() as folder:
+        if options.database:
+            from tests.bench.bench_dispatch import _create_postgres_database
+
+            _create_postgres_database(options.database)
+            run(options.database, folder)
+        else:
+            run(f"sqlite:///{folder}/bench.sqlite3", folder)
+
+
+if __name__ == "__main__":
+    main()
