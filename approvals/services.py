@@ -23,9 +23,10 @@ from django.utils.translation import gettext as _
 from agents.outcomes import conversation_outcome_post
 from approvals.models import PendingAction, PendingActionEvent
 from approvals.presentation import TOOL_TITLES
-from gymnasia.errors import Conflict, NotFound
+from gymnasia.errors import Conflict, InvalidValue, NotFound
 from gymnasia.gyms.models import StaffRole
-from tools.dispatcher import CallContext, execute_and_verify
+from tools.canonical import action_key, canonical_arguments
+from tools.dispatcher import CallContext, execute_and_verify, parse_arguments
 from tools.models import ToolCallLog
 from tools.registry import published_registry
 from tools.selection import ToolPolicy
@@ -140,6 +141,91 @@ def pending_action_reject(
 ) -> PendingAction:
     """Reject once, with the staff's reason when given."""
     return _decide(action_id, user, Status.REJECTED, reason)
+
+
+def pending_action_correct(
+    *, action_id: Any, user: AbstractBaseUser, arguments: dict[str, Any]
+) -> PendingAction:
+    """Staff correct the arguments before approving (e.g. another class session).
+
+    The correction is a new binding (its own verification log row and action key),
+    the difference is recorded in both trails, and the original is superseded; the
+    member is told. The new arguments are checked against the tool's schema now and
+    by the business rules when the corrected action runs.
+    """
+    action = pending_action_for_staff(action_id=action_id, user=user)
+    tool = published_registry().get(action.tool_name)
+    if tool is None:
+        raise NotFound(_("No such pending action."))
+    corrected, errors = parse_arguments(tool, arguments)
+    if corrected is None:
+        raise InvalidValue("; ".join(errors))
+    if canonical_arguments(corrected) == canonical_arguments(action.arguments):
+        raise InvalidValue(_("The corrected request is the same as the original."))
+    difference = {
+        key: [action.arguments.get(key), corrected.get(key)]
+        for key in sorted(set(action.arguments) | set(corrected))
+        if action.arguments.get(key) != corrected.get(key)
+    }
+    now = timezone.now()
+    with transaction.atomic():
+        if not PendingAction.objects.filter(pk=action.pk, status=Status.PENDING).update(
+            status=Status.SUPERSEDED,
+            decided_by=user,
+            decided_at=now,
+            decision_reason="corrected",
+        ):
+            raise Conflict(_("This request was already decided."))
+        original = action.tool_call
+        log = ToolCallLog.objects.create(
+            business_id=action.business_id,
+            member_id=action.member_id,
+            conversation_key=action.conversation_key,
+            message_key=original.message_key,
+            provider_call_id=original.provider_call_id,
+            tool_name=action.tool_name,
+            effect="write",
+            arguments=corrected,
+            action_key=action_key(
+                conversation_key=f"{action.business_id}:{action.conversation_key}",
+                tool_name=action.tool_name,
+                arguments=corrected,
+            ),
+            offered=True,
+            valid=True,
+            gated=True,
+            status="pending_approval",
+            verification="not_applied",
+            steps=[{"step": "corrected by staff", "difference": difference}],
+        )
+        new = PendingAction.objects.create(
+            business_id=action.business_id,
+            member_id=action.member_id,
+            conversation_key=action.conversation_key,
+            tool_name=action.tool_name,
+            arguments=corrected,
+            action_key=log.action_key,
+            tool_call=log,
+            requested_at=now,
+            expires_at=action.expires_at,
+        )
+        _event(
+            action.pk,
+            Status.SUPERSEDED,
+            actor=user,
+            by=str(new.pk),
+            difference=difference,
+        )
+        _event(
+            new.pk,
+            "requested",
+            actor=user,
+            corrects=str(action.pk),
+            difference=difference,
+        )
+    action.refresh_from_db()
+    _tell_member(action, Status.SUPERSEDED)
+    return new
 
 
 def pending_actions_expire(*, now: datetime.datetime | None = None) -> int:

@@ -7,6 +7,7 @@ app_name = "approvals"
 urlpatterns = [
     path("", views.inbox, name="inbox"),
     path("approve-selected", views.approve_selected, name="approve-selected"),
+    path("<uuid:action_id>/correct", views.correct, name="correct"),
     path("<uuid:action_id>/<str:decision>", views.decide, name="decide"),
     path("handoffs/", views.handoffs, name="handoffs"),
     path("handoffs/<uuid:handoff_id>/resolve", views.resolve, name="resolve"),

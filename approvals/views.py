@@ -26,10 +26,16 @@ from approvals.selectors import (
     pending_actions_for_staff,
     user_is_gym_staff,
 )
-from approvals.services import pending_action_approve, pending_action_reject
+from approvals.services import (
+    pending_action_approve,
+    pending_action_correct,
+    pending_action_for_staff,
+    pending_action_reject,
+)
 from gymnasia.errors import Conflict, InvalidValue, NotFound
 from gymnasia.gyms.models import StaffRole
 from tools.models import Handoff
+from tools.registry import published_registry
 from tools.services import handoff_resolve
 
 INBOX_REFRESH_SECONDS = 5
@@ -90,6 +96,44 @@ def decide(request: HtmxHttpRequest, action_id: str, decision: str) -> HttpRespo
     if request.htmx:
         row = {"action": action, "title": tool_title(action.tool_name)}
         return render(request, "approvals/_action.html", {"row": row})
+    return redirect("approvals:inbox")
+
+
+def _typed(schema: dict[str, Any], value: str) -> Any:
+    """A form field's text as the JSON type the tool's schema expects."""
+    kind = schema.get("type")
+    try:
+        if kind == "integer":
+            return int(value)
+        if kind == "number":
+            return float(value)
+    except ValueError:
+        return value  # the schema check says what is wrong
+    return value
+
+
+@login_required(login_url="admin:login")
+@require_POST
+def correct(request: HtmxHttpRequest, action_id: str) -> HttpResponse:
+    """Correct a request's arguments; the corrected one waits for approval."""
+    user = _staff(request)
+    try:
+        action = pending_action_for_staff(action_id=action_id, user=user)
+    except NotFound:
+        raise Http404 from None
+    tool = published_registry().get(action.tool_name)
+    properties = tool.declaration.parameters.get("properties", {}) if tool else {}
+    arguments = {
+        name: _typed(schema, request.POST[name].strip())
+        for name, schema in properties.items()
+        if request.POST.get(name, "").strip()
+    }
+    try:
+        pending_action_correct(action_id=action.pk, user=user, arguments=arguments)
+    except (Conflict, InvalidValue) as problem:
+        messages.warning(request, str(problem))
+    else:
+        messages.success(request, _("The corrected request is waiting for approval."))
     return redirect("approvals:inbox")
 
 

@@ -128,3 +128,18 @@ def test_nobody_is_told_done_before_verification(asked):
     assert later() == []  # approved, not yet executed and verified
     with time_machine.travel(timezone.now() + datetime.timedelta(minutes=1)):
         assert later() == []
+
+
+def test_a_correction_is_told_as_a_replacement(asked):
+    from approvals.services import pending_action_correct
+
+    action, staff, later = asked
+    new_end = action.arguments["end"][:8] + "20"
+    pending_action_correct(
+        action_id=action.pk,
+        user=staff,
+        arguments={"start": action.arguments["start"], "end": new_end},
+    )
+    [message] = later()
+    assert message["role"] == "notice"
+    assert "se ha sustituido por una corregida" in message["text"]

@@ -1,0 +1,109 @@
+"""Staff correct a request's arguments before approving: a new binding, the
+difference recorded, the original superseded, the member told."""
+
+from __future__ import annotations
+
+import pytest
+
+from approvals.models import PendingAction, PendingActionEvent
+from approvals.services import (
+    pending_action_approve,
+    pending_action_correct,
+    pending_action_execute,
+)
+from gymnasia.errors import Conflict, InvalidValue, NotFound
+from gymnasia.memberships.models import MembershipFreeze
+from tests.approvals.test_pending_actions import request_freeze
+from tests.factories import BusinessFactory, StaffRoleFactory
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(autouse=True)
+def no_broker(monkeypatch):
+    monkeypatch.setattr(
+        "approvals.tasks.execute_approved_action.delay", lambda action_id: None
+    )
+
+
+@pytest.fixture
+def staff(world):
+    return StaffRoleFactory(business=world.business, role="staff").user
+
+
+def test_a_correction_supersedes_and_runs_with_the_new_arguments(world, staff):
+    original = request_freeze(world, 10, 19)
+    corrected = pending_action_correct(
+        action_id=original.pk,
+        user=staff,
+        arguments={"start": world.day(12), "end": world.day(19)},
+    )
+    original.refresh_from_db()
+    assert original.status == "superseded"
+    assert corrected.status == "pending"
+    assert corrected.tool_call_id != original.tool_call_id
+    assert corrected.action_key != original.action_key
+    difference = {"start": [world.day(10), world.day(12)]}
+    superseded = PendingActionEvent.objects.get(action=original, kind="superseded")
+    assert superseded.parameters == {"by": str(corrected.pk), "difference": difference}
+    assert corrected.tool_call.steps[0]["difference"] == difference
+    pending_action_approve(action_id=corrected.pk, user=staff)
+    assert pending_action_execute(action_id=corrected.pk) == "succeeded"
+    freeze = MembershipFreeze.objects.get()
+    assert (freeze.start.isoformat(), freeze.end.isoformat()) == (
+        world.day(12),
+        world.day(19),
+    )
+    with pytest.raises(Conflict):
+        pending_action_approve(action_id=original.pk, user=staff)
+
+
+@pytest.mark.parametrize(
+    "arguments",
+    [
+        {"start": "next week", "end": "2027-01-01"},
+        {"start": "2027-01-01"},
+        {"start": 5, "end": 6},
+    ],
+)
+def test_a_correction_that_breaks_the_schema_changes_nothing(
+    world, staff, row_counts, arguments
+):
+    original = request_freeze(world)
+    before = row_counts()
+    with pytest.raises(InvalidValue):
+        pending_action_correct(action_id=original.pk, user=staff, arguments=arguments)
+    assert row_counts() == before
+    original.refresh_from_db()
+    assert original.status == "pending"
+
+
+def test_the_same_arguments_are_not_a_correction(world, staff):
+    original = request_freeze(world)
+    with pytest.raises(InvalidValue):
+        pending_action_correct(
+            action_id=original.pk, user=staff, arguments=dict(original.arguments)
+        )
+
+
+def test_another_gym_cannot_correct(world, row_counts):
+    original = request_freeze(world)
+    outsider = StaffRoleFactory(business=BusinessFactory()).user
+    before = row_counts()
+    with pytest.raises(NotFound):
+        pending_action_correct(
+            action_id=original.pk,
+            user=outsider,
+            arguments={"start": world.day(11), "end": world.day(12)},
+        )
+    assert row_counts() == before
+
+
+def test_the_inbox_form_corrects(client, world, staff):
+    original = request_freeze(world, 10, 19)
+    client.force_login(staff)
+    client.post(
+        f"/inbox/{original.pk}/correct", {"start": world.day(11), "end": world.day(15)}
+    )
+    corrected = PendingAction.objects.get(status="pending")
+    assert corrected.arguments == {"start": world.day(11), "end": world.day(15)}
