@@ -112,8 +112,10 @@ def _decide(
             if to == Status.APPROVED:
                 from approvals.tasks import execute_approved_action
 
+                # robust: a broker that is down must not undo the approval; the
+                # sweep sends the task again once it is back.
                 transaction.on_commit(
-                    lambda: execute_approved_action.delay(str(action.pk))
+                    lambda: execute_approved_action.delay(str(action.pk)), robust=True
                 )
     if not changed:
         pending_actions_expire(now=now)

@@ -138,9 +138,13 @@ def _database() -> dict[str, Any]:
     else:
         # ASGI runs each request's database work in a thread of its own; a pool
         # lends those threads open connections instead of opening one per request.
+        # And a backend notices within a second that its client died, even while
+        # it waits for a lock, so a crashed worker's transaction is rolled back
+        # instead of committing once the lock is released.
         config["OPTIONS"] = {
             **config.get("OPTIONS", {}),
             "pool": {"min_size": 2, "max_size": 20},
+            "options": "-c client_connection_check_interval=1000",
         }
     return config
 

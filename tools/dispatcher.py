@@ -279,7 +279,9 @@ def execute_and_verify(
 
     Also the path of an approved action, which skips the earlier steps.
     """
-    trace = trace or _Trace()
+    if trace is None:
+        trace = _Trace()
+        trace.steps = list(log.steps)  # an approved action keeps its earlier steps
     call = call or ToolCall(
         id=log.provider_call_id, name=tool.name, arguments=arguments
     )
