@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime
+import uuid
 from typing import Any
 
 from django.core import signing
@@ -129,3 +130,25 @@ def conversation_history(conversation: Conversation) -> tuple[HistoryItem, ...]:
                 )
             )
     return tuple(items)
+
+
+def conversation_excerpts(
+    *, conversation_keys: list[str], size: int = 3
+) -> dict[str, list[Message]]:
+    """The last visible messages of each conversation, for staff deciding a request
+    (one query however many conversations)."""
+    ids = []
+    for key in conversation_keys:
+        try:
+            ids.append(uuid.UUID(key))
+        except ValueError:
+            continue
+    excerpts: dict[str, list[Message]] = {}
+    rows = Message.objects.filter(
+        conversation_id__in=ids, role__in=Message.VISIBLE
+    ).order_by("conversation_id", "-pk")
+    for message in rows.only("conversation_id", "role", "text", "created_at"):
+        lines = excerpts.setdefault(str(message.conversation_id), [])
+        if len(lines) < size:
+            lines.insert(0, message)
+    return excerpts

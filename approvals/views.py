@@ -19,6 +19,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 from django_htmx.middleware import HtmxDetails
 
+from agents.conversations import conversation_excerpts
 from approvals.models import PendingAction
 from approvals.presentation import TOOL_TITLES, tool_title
 from approvals.selectors import (
@@ -53,7 +54,17 @@ def _staff(request: HttpRequest) -> User:
 
 
 def _rows(actions: list[PendingAction]) -> list[dict[str, Any]]:
-    return [{"action": a, "title": tool_title(a.tool_name)} for a in actions]
+    excerpts = conversation_excerpts(
+        conversation_keys=[a.conversation_key for a in actions]
+    )
+    return [
+        {
+            "action": a,
+            "title": tool_title(a.tool_name),
+            "excerpt": excerpts.get(a.conversation_key, []),
+        }
+        for a in actions
+    ]
 
 
 @login_required(login_url="admin:login")

@@ -143,3 +143,10 @@ def test_a_correction_is_told_as_a_replacement(asked):
     [message] = later()
     assert message["role"] == "notice"
     assert "se ha sustituido por una corregida" in message["text"]
+
+
+def test_the_inbox_shows_the_conversation_excerpt(asked, client):
+    _, staff, _ = asked
+    client.force_login(staff)
+    page = client.get("/inbox/").content.decode()
+    assert "Congela mi cuota en agosto" in page
