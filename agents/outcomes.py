@@ -152,3 +152,22 @@ async def _final_text(conversation: Conversation, request: ModelRequest) -> str 
     except ProviderError:  # the fixed sentence is used instead
         return None
     return None
+
+
+def conversation_handoff_settled(
+    *, conversation_key: str, resolution: str, note: str = ""
+) -> Message | None:
+    """Tell the member what staff found when they settled a handed-off case."""
+    conversation = _conversation(conversation_key)
+    if conversation is None:
+        return None
+    with override(conversation.language):
+        if resolution == "done":
+            text = gettext("A member of staff checked your request: it was done.")
+        elif resolution == "not_done":
+            text = gettext("A member of staff checked your request: it was not done.")
+        else:
+            text = gettext("A member of staff looked at your request.")
+        if note:
+            text += " " + note
+    return message_add(conversation=conversation, role=Message.Role.NOTICE, text=text)

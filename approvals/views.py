@@ -20,6 +20,7 @@ from django.views.decorators.http import require_GET, require_POST
 from django_htmx.middleware import HtmxDetails
 
 from agents.conversations import conversation_excerpts
+from agents.outcomes import conversation_handoff_settled
 from approvals.models import PendingAction
 from approvals.presentation import TOOL_TITLES, tool_title
 from approvals.selectors import (
@@ -186,7 +187,7 @@ def resolve(request: HtmxHttpRequest, handoff_id: str) -> HttpResponse:
     """Record what actually happened with a handed-off case."""
     user = _staff(request)
     try:
-        handoff_resolve(
+        handoff = handoff_resolve(
             handoff_id=handoff_id,
             business_ids=StaffRole.objects.filter(user_id=user.pk).values(
                 "business_id"
@@ -199,4 +200,10 @@ def resolve(request: HtmxHttpRequest, handoff_id: str) -> HttpResponse:
         raise Http404 from None
     except (Conflict, InvalidValue) as problem:
         messages.warning(request, str(problem))
+    else:
+        conversation_handoff_settled(
+            conversation_key=handoff.conversation_key,
+            resolution=handoff.resolution,
+            note=handoff.note,
+        )
     return redirect("approvals:handoffs")

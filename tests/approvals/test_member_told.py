@@ -150,3 +150,24 @@ def test_the_inbox_shows_the_conversation_excerpt(asked, client):
     client.force_login(staff)
     page = client.get("/inbox/").content.decode()
     assert "Congela mi cuota en agosto" in page
+
+
+def test_a_settled_handoff_is_told(asked, client):
+    from agents.models import Conversation
+    from tools.models import Handoff
+
+    _, staff, later = asked
+    conversation = Conversation.objects.get()
+    handoff = Handoff.objects.create(
+        business=conversation.business,
+        member=conversation.member,
+        conversation_key=str(conversation.pk),
+        reason="Could not confirm freeze_membership.",
+    )
+    client.force_login(staff)
+    client.post(
+        f"/inbox/handoffs/{handoff.pk}/resolve", {"resolution": "not_done", "note": ""}
+    )
+    [message] = later()
+    assert message["role"] == "notice"
+    assert "no se hizo" in message["text"]
