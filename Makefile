@@ -44,3 +44,4 @@ bench: $(VENV)/.installed-dev
 	$(BIN)/python tests/bench/bench_turns.py --database $(BENCH_DATABASE_URL)_turns
 	$(BIN)/python tests/bench/bench_inbox.py
 	$(BIN)/python tests/bench/bench_inbox.py --database $(BENCH_DATABASE_URL)_inbox
+	$(BIN)/python tests/bench/bench_approval_latency.py --database $(BENCH_DATABASE_URL)_approvals

@@ -1,0 +1,145 @@
+"""Benchmark: from a staff approval to the handler starting, through Celery and Redis.
+
+Starts a real Celery worker on a PostgreSQL database and Redis, approves gated
+requests one at a time, and measures from the approval's commit to the moment the
+worker's claim marked the action *executing* (just before the handler runs). Prints
+the median and p95.
+
+Run: ``make bench`` or ``.venv/bin/python tests/bench/bench_approval_latency.py
+[--database URL] [--redis URL] [--approvals 50]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+
+def run(database_url: str, redis_url: str, approvals: int) -> None:
+    env = {
+        "DEBUG": "1",
+        "DATABASE_URL": database_url,
+        "REDIS_URL": redis_url,
+        "CELERY_BROKER_URL": redis_url,
+        "DJANGO_SETTINGS_MODULE": "gymnasia.settings",
+    }
+    os.environ.update(env)
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+    from django.db import connection
+    from django.utils import timezone
+
+    call_command("migrate", verbosity=0)
+    from approvals.models import PendingAction
+    from approvals.services import pending_action_approve
+    from gymnasia.celery import app
+    from tests.factories import MembershipFactory, StaffRoleFactory
+    from tools.dispatcher import CallContext, dispatch_tool_call
+    from tools.selection import ToolPolicy
+    from tools.types import ToolCall
+
+    app.control.purge()
+    today = timezone.localdate()
+    run_id = time.time_ns()
+    member = MembershipFactory(
+        ends_on=today.replace(year=today.year + 5),
+        member__business__slug=f"bench-approvals-{run_id}",
+        member__external_id=f"bench-{run_id}",
+    ).member
+    staff = StaffRoleFactory(
+        business=member.business, role="staff", user__username=f"bench-{run_id}"
+    ).user
+    context = CallContext(
+        business=member.business,
+        member=member,
+        conversation_key=f"bench-{run_id}",
+        offered={"freeze_membership": ToolPolicy(mode="gated")},
+    )
+    log = open(Path(tempfile.gettempdir()) / "bench-approval-worker.log", "wb")
+    worker = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "celery",
+            "-A",
+            "gymnasia",
+            "worker",
+            "--pool=solo",
+            "--loglevel=WARNING",
+            "--without-gossip",
+            "--without-mingle",
+            "--without-heartbeat",
+        ],
+        cwd=ROOT,
+        env={**os.environ, **env},
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
+    try:
+        time.sleep(4)  # the worker connects
+        latencies = []
+        for n in range(approvals):
+            day = today + datetime.timedelta(days=2 + n * 2)
+            result = dispatch_tool_call(
+                ToolCall(
+                    id=f"c{n}",
+                    name="freeze_membership",
+                    arguments={"start": day.isoformat(), "end": day.isoformat()},
+                ),
+                context,
+            )
+            action_id = result.payload["pending_action"]
+            approved = pending_action_approve(action_id=action_id, user=staff)
+            assert approved.decided_at is not None
+            deadline = time.monotonic() + 30
+            while True:
+                started = PendingAction.objects.values_list(
+                    "started_at", flat=True
+                ).get(pk=action_id)
+                if started is not None:
+                    break
+                if time.monotonic() > deadline:
+                    raise RuntimeError("the worker did not start the action")
+                time.sleep(0.002)
+            latencies.append((started - approved.decided_at).total_seconds() * 1000)
+    finally:
+        worker.terminate()
+        worker.wait(timeout=20)
+        connection.close()
+    ordered = sorted(latencies)
+    print(
+        f"{connection.vendor} + Redis: approval to handler start over {len(latencies)} "
+        f"approvals: median {statistics.median(latencies):.1f} ms, "
+        f"p95 {ordered[int(len(ordered) * 0.95)]:.1f} ms"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument(
+        "--database",
+        default="postgres://postgres@127.0.0.1:5432/gymnasia_bench_approvals",
+    )
+    parser.add_argument("--redis", default="redis://127.0.0.1:6379/1")
+    parser.add_argument("--approvals", type=int, default=50)
+    options = parser.parse_args()
+    from tests.bench.bench_dispatch import _create_postgres_database
+
+    _create_postgres_database(options.database)
+    run(options.database, options.redis, options.approvals)
+
+
+if __name__ == "__main__":
+    main()
