@@ -281,3 +281,22 @@ def test_approval_racing_rejection_or_expiry_ends_with_one_decision(sent):
             k for k in kinds(action) if k in ("approved", "rejected", "expired")
         ]
         assert len(decisions) == 1
+
+
+def test_the_expiry_comes_from_the_agents_tool_setting(world):
+    from dataclasses import replace
+
+    from tools.dispatcher import dispatch_tool_call
+    from tools.selection import ToolPolicy
+    from tools.types import ToolCall
+
+    policy = ToolPolicy(mode="gated", approval_valid_for=datetime.timedelta(minutes=30))
+    context = replace(world.context(), offered={"freeze_membership": policy})
+    call = ToolCall(
+        id="c",
+        name="freeze_membership",
+        arguments={"start": world.day(5), "end": world.day(6)},
+    )
+    result = dispatch_tool_call(call, context)
+    action = PendingAction.objects.get(pk=result.payload["pending_action"])
+    assert action.expires_at - action.requested_at == datetime.timedelta(minutes=30)

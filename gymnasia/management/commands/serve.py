@@ -47,7 +47,10 @@ class Command(BaseCommand):
                 env=os.environ.copy(),
             )
         base = f"http://{options['host']}:{options['port']}"
-        self.stdout.write(f"Gymnasia at {base}/  (admin: {base}/admin/)")
+        self.stdout.write(
+            f"Gymnasia at {base}/  (admin: {base}/admin/, staff inbox: {base}/inbox/, "
+            f"conversation API: {base}/api/v1/conversations)"
+        )
         try:
             uvicorn.run(
                 "gymnasia.asgi:application",
