@@ -47,8 +47,9 @@ def _allowed(key: str, limit: int) -> bool:
         return True
     try:
         return cache.incr(bucket) <= limit
-    except ValueError:  # the bucket expired between add and incr
-        return cache.add(bucket, 1, timeout=70) or True
+    except ValueError:  # the bucket expired between add and incr: a new window
+        cache.add(bucket, 1, timeout=70)
+        return True
 
 
 def _body(request: HttpRequest) -> dict[str, Any] | None:

@@ -12,7 +12,7 @@ from gymnasia.errors import InvalidValue
 from gymnasia.gyms.models import Business
 from tools.crypto import encrypt
 
-PROVIDER_KEYS = {
+PROVIDER_KEYS: dict[str, str] = {
     Agent.Provider.OPENAI: "OPENAI_API_KEY",
     Agent.Provider.ANTHROPIC: "ANTHROPIC_API_KEY",
     Agent.Provider.GOOGLE: "GOOGLE_API_KEY",
@@ -21,7 +21,7 @@ PROVIDER_KEYS = {
 
 def provider_missing_key(provider: str) -> str | None:
     """The environment variable a provider needs and lacks, or ``None``."""
-    variable = PROVIDER_KEYS.get(provider)  # type: ignore[call-overload]
+    variable = PROVIDER_KEYS.get(provider)
     if variable and not getattr(settings, variable, ""):
         return variable
     return None

@@ -40,6 +40,7 @@ from agents.providers.base import (
     TextDelta,
     ToolResults,
 )
+from agents.services import PROVIDER_KEYS
 from agents.verdict import verdict_cases, verdict_prefix
 from gymnasia.gyms.selectors import business_today
 from tools.dispatcher import CallContext, dispatch_tool_call
@@ -73,35 +74,40 @@ def _shared(key: tuple[str, ...], build: Callable[[], Provider]) -> Provider:
     return per_loop[key]
 
 
+DEFAULT_MODELS: dict[str, str] = {
+    Agent.Provider.OPENAI: "gpt-5-mini",
+    Agent.Provider.ANTHROPIC: "claude-sonnet-4-5",
+    Agent.Provider.GOOGLE: "gemini-2.5-flash",
+}
+
+
+def _adapter(provider: str, api_key: str, model: str) -> Provider:
+    """A new SDK adapter (imported only when a provider key is configured)."""
+    if provider == Agent.Provider.OPENAI:
+        from agents.providers.openai import OpenAIProvider
+
+        return OpenAIProvider(api_key=api_key, model=model)
+    if provider == Agent.Provider.ANTHROPIC:
+        from agents.providers.anthropic import AnthropicProvider
+
+        return AnthropicProvider(api_key=api_key, model=model)
+    from agents.providers.google import GoogleProvider
+
+    return GoogleProvider(api_key=api_key, model=model)
+
+
 def provider_for(agent: Agent, conversation: Conversation) -> Provider:
     """The agent's provider, or the offline demo model when its key is missing.
 
     Called in the event loop: it reads only what ``_prepare`` already loaded.
     """
-    model = agent.model
-    if agent.provider == Agent.Provider.OPENAI and settings.OPENAI_API_KEY:
-        from agents.providers.openai import OpenAIProvider
-
-        key = settings.OPENAI_API_KEY
+    variable = PROVIDER_KEYS.get(agent.provider)
+    api_key = getattr(settings, variable, "") if variable else ""
+    if api_key:
+        model = agent.model or DEFAULT_MODELS[agent.provider]
         return _shared(
-            ("openai", key, model),
-            lambda: OpenAIProvider(api_key=key, model=model or "gpt-5-mini"),
-        )
-    if agent.provider == Agent.Provider.ANTHROPIC and settings.ANTHROPIC_API_KEY:
-        from agents.providers.anthropic import AnthropicProvider
-
-        key = settings.ANTHROPIC_API_KEY
-        return _shared(
-            ("anthropic", key, model),
-            lambda: AnthropicProvider(api_key=key, model=model or "claude-sonnet-4-5"),
-        )
-    if agent.provider == Agent.Provider.GOOGLE and settings.GOOGLE_API_KEY:
-        from agents.providers.google import GoogleProvider
-
-        key = settings.GOOGLE_API_KEY
-        return _shared(
-            ("google", key, model),
-            lambda: GoogleProvider(api_key=key, model=model or "gemini-2.5-flash"),
+            (agent.provider, api_key, model),
+            lambda: _adapter(agent.provider, api_key, model),
         )
     from agents.providers.offline import OfflineProvider
 

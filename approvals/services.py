@@ -124,10 +124,9 @@ def _decide(
             _("This request was already decided: %(status)s.")
             % {"status": action.get_status_display()}
         )
-    if to == Status.REJECTED:
-        action.refresh_from_db()
-        _tell_member(action, Status.REJECTED)
     action.refresh_from_db()
+    if to == Status.REJECTED:
+        _tell_member(action, Status.REJECTED)
     return action
 
 
@@ -189,7 +188,8 @@ def pending_action_correct(
             effect="write",
             arguments=corrected,
             action_key=action_key(
-                conversation_key=f"{action.business_id}:{action.conversation_key}",
+                business_id=action.business_id,
+                conversation_key=action.conversation_key,
                 tool_name=action.tool_name,
                 arguments=corrected,
             ),
@@ -315,12 +315,14 @@ def pending_action_execute(*, action_id: Any) -> str:
     """Run an approved action once, verify it, record the outcome; the task's body."""
     action = _claim(action_id)
     if action is None:
-        current = PendingAction.objects.filter(pk=action_id).values_list(
-            "status", flat=True
+        current = (
+            PendingAction.objects.filter(pk=action_id)
+            .values_list("status", flat=True)
+            .first()
         )
-        if current and current[0] == Status.EXECUTING:
+        if current == Status.EXECUTING:
             _unknown_after_redelivery(action_id)
-        return str(current[0]) if current else "missing"
+        return str(current or "missing")
     tool = published_registry().get(action.tool_name)
     if tool is None or action.execution is None:
         raise LookupError(f"{action.tool_name} is not a published tool")

@@ -42,8 +42,14 @@ def canonical_arguments(arguments: dict[str, Any]) -> str:
 
 
 def action_key(
-    *, conversation_key: str, tool_name: str, arguments: dict[str, Any]
+    *,
+    business_id: int,
+    conversation_key: str,
+    tool_name: str,
+    arguments: dict[str, Any],
 ) -> str:
-    """The hash that names one action: conversation, tool and canonical arguments."""
-    text = f"{conversation_key}\n{tool_name}\n{canonical_arguments(arguments)}"
+    """The hash that names one action: the business's conversation, the tool and the
+    canonical arguments."""
+    conversation = f"{business_id}:{conversation_key}"
+    text = f"{conversation}\n{tool_name}\n{canonical_arguments(arguments)}"
     return hashlib.sha256(text.encode()).hexdigest()

@@ -164,7 +164,8 @@ def dispatch_tool_call(call: ToolCall, context: CallContext) -> ToolResult:
         )
 
     log.action_key = action_key(
-        conversation_key=f"{context.business.pk}:{context.conversation_key}",
+        business_id=context.business.pk,
+        conversation_key=context.conversation_key,
         tool_name=tool.name,
         arguments=arguments,
     )
@@ -176,7 +177,7 @@ def dispatch_tool_call(call: ToolCall, context: CallContext) -> ToolResult:
             "first": first.result,
             "verification": first.verification or UNVERIFIABLE,
         }
-        return _finish(log, trace, call, DUPLICATE, payload, tool=tool, saved=False)
+        return _finish(log, trace, call, DUPLICATE, payload, tool=tool)
     trace.step("duplicate", first=None)
 
     if policy.gated_for(amount):
@@ -190,9 +191,7 @@ def dispatch_tool_call(call: ToolCall, context: CallContext) -> ToolResult:
             "verification": NOT_APPLIED,
             "message": "Waiting for approval by the gym's staff; nothing has been done yet.",
         }
-        return _finish(
-            log, trace, call, PENDING_APPROVAL, payload, tool=tool, saved=True
-        )
+        return _finish(log, trace, call, PENDING_APPROVAL, payload, tool=tool)
     return execute_and_verify(
         tool=tool, arguments=arguments, log=log, context=context, trace=trace, call=call
     )
@@ -285,11 +284,6 @@ def execute_and_verify(
     call = call or ToolCall(
         id=log.provider_call_id, name=tool.name, arguments=arguments
     )
-    saved = not log._state.adding
-
-    def finish(status: str, payload: dict[str, Any]) -> ToolResult:
-        return _finish(log, trace, call, status, payload, tool=tool, saved=saved)
-
     try:
         client = (
             context.clients(tool.integration, context.business)
@@ -298,10 +292,11 @@ def execute_and_verify(
         )
     except IntegrationUnavailable:
         trace.step("attempt", number=0, error="unavailable")
-        return finish(UNAVAILABLE, {"message": _unavailable_message(tool)})
+        payload = {"message": _unavailable_message(tool)}
+        return _finish(log, trace, call, UNAVAILABLE, payload, tool=tool)
 
     with translation.override(MODEL_LANGUAGE):
-        return _run(tool, arguments, log, context, trace, call, client, saved)
+        return _run(tool, arguments, log, context, trace, call, client)
 
 
 def _run(
@@ -312,10 +307,9 @@ def _run(
     trace: _Trace,
     call: ToolCall,
     client: Any,
-    saved: bool,
 ) -> ToolResult:
     def finish(status: str, payload: dict[str, Any]) -> ToolResult:
-        return _finish(log, trace, call, status, payload, tool=tool, saved=saved)
+        return _finish(log, trace, call, status, payload, tool=tool)
 
     handler_context = HandlerContext(
         business=context.business,
@@ -335,29 +329,22 @@ def _run(
         except (InvalidValue, Conflict) as error:
             trace.step("attempt", number=log.attempts, error="refused")
             return finish(INVALID_ARGUMENTS, {"errors": [str(error)]})
-        except (NotDelivered, IntegrationUnavailable) as error:
-            retry = isinstance(error, NotDelivered) or not tool.is_write
+        except (NotDelivered, IntegrationUnavailable, OutcomeUnknown) as error:
+            # Reads may be retried; writes only when non-delivery is provable (R6).
             trace.step("attempt", number=log.attempts, error=_error_name(error))
+            retry = not tool.is_write or isinstance(error, NotDelivered)
             if retry and log.attempts < MAX_ATTEMPTS:
                 _backoff(log.attempts)
                 continue
+            if tool.is_write and isinstance(error, OutcomeUnknown):
+                known = "The request was sent and no answer came back; it may have been done."
+                return _unknown(log, trace, call, tool, context, arguments, known)
             return finish(UNAVAILABLE, {"message": _unavailable_message(tool)})
         except IntegrationFailed as error:
             trace.step("attempt", number=log.attempts, error=_error_name(error))
             return finish(
                 FAILED, {"message": "The request failed and nothing was changed."}
             )
-        except OutcomeUnknown as error:
-            trace.step("attempt", number=log.attempts, error=_error_name(error))
-            if not tool.is_write and log.attempts < MAX_ATTEMPTS:
-                _backoff(log.attempts)
-                continue
-            if not tool.is_write:
-                return finish(UNAVAILABLE, {"message": _unavailable_message(tool)})
-            known = (
-                "The request was sent and no answer came back; it may have been done."
-            )
-            return _unknown(log, trace, call, tool, context, arguments, known, saved)
         except Exception as error:  # a handler bug: for a write, nobody knows
             trace.step("attempt", number=log.attempts, error=_error_name(error))
             if not tool.is_write:
@@ -365,7 +352,7 @@ def _run(
             known = (
                 f"The handler stopped with {type(error).__name__}; it may have acted."
             )
-            return _unknown(log, trace, call, tool, context, arguments, known, saved)
+            return _unknown(log, trace, call, tool, context, arguments, known)
     trace.step("attempt", number=log.attempts, status=outcome.status)
 
     if not tool.is_write or tool.verifier is None:
@@ -389,7 +376,7 @@ def _run(
             },
         )
     known = "The integration answered that it was done, but looking again could not confirm it."
-    return _unknown(log, trace, call, tool, context, arguments, known, saved)
+    return _unknown(log, trace, call, tool, context, arguments, known)
 
 
 def _backoff(attempt: int) -> None:
@@ -405,13 +392,9 @@ def _unknown(
     context: CallContext,
     arguments: dict[str, Any],
     known: str,
-    saved: bool,
 ) -> ToolResult:
-    """Nobody can know whether it happened: a person takes it (R9)."""
-    if not saved:
-        log.status = ToolCallLog.EXECUTING
-        log.save(force_insert=True)
-        saved = True
+    """Nobody can know whether it happened: a person takes it (R9). Only writes get
+    here, and a write's row was stored when it was claimed."""
     handoff = handoff_create(
         business=context.business,
         member=context.member,
@@ -427,7 +410,7 @@ def _unknown(
         "handoff": str(handoff.pk),
         "message": "It is not known whether the change was saved; the gym's staff will check it.",
     }
-    return _finish(log, trace, call, UNKNOWN_OUTCOME, payload, tool=tool, saved=saved)
+    return _finish(log, trace, call, UNKNOWN_OUTCOME, payload, tool=tool)
 
 
 def _finish(
@@ -438,7 +421,6 @@ def _finish(
     payload: dict[str, Any],
     *,
     tool: Tool | None = None,
-    saved: bool = False,
 ) -> ToolResult:
     """Write the call's final row of the verification log and build its result."""
     result: dict[str, Any] = {"status": status, **payload}
@@ -450,7 +432,7 @@ def _finish(
     log.steps = trace.steps
     log.finished_at = timezone.now()
     log.duration_ms = trace.elapsed_ms()
-    _record(log, saved=saved)
+    _record(log)
     return ToolResult(
         call_id=call.id,
         status=status,
@@ -472,12 +454,13 @@ FINAL_FIELDS = [
 ]
 
 
-def _record(log: ToolCallLog, *, saved: bool) -> None:
-    """Write the call's row of the verification log (one statement)."""
-    if saved:
-        log.save(update_fields=FINAL_FIELDS)
-    else:
+def _record(log: ToolCallLog) -> None:
+    """Write the call's row of the verification log (one statement): an update when
+    the row was stored earlier (a claimed write), else its insert."""
+    if log._state.adding:
         log.save(force_insert=True)
+    else:
+        log.save(update_fields=FINAL_FIELDS)
 
 
 def _raw_text(arguments: str | Mapping[str, Any]) -> str:

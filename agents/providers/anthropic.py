@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncGenerator, AsyncIterator, Mapping
-from contextlib import aclosing
 from typing import Any, cast
 
 import anthropic
@@ -35,6 +34,7 @@ from agents.providers.wire import (
     json_object,
     redacted,
     retry_after_seconds,
+    sdk_errors_translated,
 )
 from tools.types import ToolCall, ToolSpec
 
@@ -95,22 +95,14 @@ class AnthropicProvider:
         """Close the SDK client's connection pool."""
         await self._client.close()
 
-    async def stream(self, request: ModelRequest) -> AsyncIterator[ProviderEvent]:
+    def stream(self, request: ModelRequest) -> AsyncIterator[ProviderEvent]:
         """Stream one step; SDK and transport errors become ``ProviderError``.
 
         Mid-stream transport failures arrive as raw ``httpx2`` exceptions (the SDK
-        does not wrap them), so those are caught too. The error is raised outside
-        the ``except`` block so that no SDK exception travels along as context.
-        """
-        failure: ProviderError | None = None
-        try:
-            async with aclosing(self._events(request)) as events:
-                async for event in events:
-                    yield event
-        except (anthropic.APIError, httpx2.HTTPError) as exc:
-            failure = self._failure(exc)
-        if failure is not None:
-            raise failure
+        does not wrap them), so those are caught too."""
+        return sdk_errors_translated(
+            self._events(request), (anthropic.APIError, httpx2.HTTPError), self._failure
+        )
 
     async def _events(
         self, request: ModelRequest

@@ -34,6 +34,7 @@ from agents.providers.wire import (
     json_object,
     redacted,
     retry_after_seconds,
+    sdk_errors_translated,
 )
 from tools.types import ToolCall, ToolSpec
 
@@ -81,22 +82,14 @@ class GoogleProvider:
         """Close the SDK client's async transport."""
         await self._client.aio.aclose()
 
-    async def stream(self, request: ModelRequest) -> AsyncIterator[ProviderEvent]:
+    def stream(self, request: ModelRequest) -> AsyncIterator[ProviderEvent]:
         """Stream one step; SDK and transport errors become ``ProviderError``.
 
         Timeouts and refused connections arrive as raw ``httpx2`` exceptions (the
-        SDK does not wrap them). The error is raised outside the ``except`` block
-        so that no SDK exception travels along as context.
-        """
-        failure: ProviderError | None = None
-        try:
-            async with aclosing(self._events(request)) as events:
-                async for event in events:
-                    yield event
-        except (errors.APIError, httpx2.HTTPError) as exc:
-            failure = self._failure(exc)
-        if failure is not None:
-            raise failure
+        SDK does not wrap them)."""
+        return sdk_errors_translated(
+            self._events(request), (errors.APIError, httpx2.HTTPError), self._failure
+        )
 
     async def _events(
         self, request: ModelRequest

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import datetime
 import re
-import unicodedata
 import uuid
 from collections.abc import AsyncIterator, Mapping
 from typing import Any
@@ -24,95 +23,16 @@ from agents.providers.base import (
     ToolResults,
     UserText,
 )
-from tools.types import ToolCall
-
-MEALS = {
-    "desayuno": "breakfast",
-    "breakfast": "breakfast",
-    "comida": "lunch",
-    "almuerzo": "lunch",
-    "lunch": "lunch",
-    "cena": "dinner",
-    "dinner": "dinner",
-    "merienda": "snack",
-    "snack": "snack",
-}
-MONTHS = {
-    **{
-        name: n
-        for n, name in enumerate(
-            [
-                "enero",
-                "febrero",
-                "marzo",
-                "abril",
-                "mayo",
-                "junio",
-                "julio",
-                "agosto",
-                "septiembre",
-                "octubre",
-                "noviembre",
-                "diciembre",
-            ],
-            start=1,
-        )
-    },
-    **{
-        name: n
-        for n, name in enumerate(
-            [
-                "january",
-                "february",
-                "march",
-                "april",
-                "may",
-                "june",
-                "july",
-                "august",
-                "september",
-                "october",
-                "november",
-                "december",
-            ],
-            start=1,
-        )
-    },
-}
-WEEKDAYS = {
-    "lunes": 0,
-    "martes": 1,
-    "miercoles": 2,
-    "jueves": 3,
-    "viernes": 4,
-    "sabado": 5,
-    "domingo": 6,
-    "monday": 0,
-    "tuesday": 1,
-    "wednesday": 2,
-    "thursday": 3,
-    "friday": 4,
-    "saturday": 5,
-    "sunday": 6,
-}
-CLASS_TYPES = ("spinning", "yoga", "pilates", "body pump", "hiit", "zumba")
-STOPWORDS = set(
-    "cuantos cuantas carbohidratos hidratos carbono calorias proteinas proteina grasas "
-    "tiene tienen el la los las de del un una unos unas que y en por cada 100 g gramos "
-    "how many carbs carbohydrates calories protein fat does do has have the a an of in "
-    "per is are there".split()
+from agents.providers.offline_words import (
+    CLASS_TYPES,
+    MEALS,
+    STOPWORDS,
+    day_named,
+    has,
+    period_named,
 )
-
-
-def fold(text: str) -> str:
-    bare = "".join(
-        c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c)
-    )
-    return " ".join(bare.casefold().split())
-
-
-def has(text: str, *words: str) -> bool:
-    return any(re.search(rf"\b{re.escape(word)}", text) for word in words)
+from gymnasia.text import fold
+from tools.types import ToolCall
 
 
 class OfflineProvider:
@@ -285,7 +205,7 @@ class OfflineProvider:
         if not has(said, "diario", "he comido", "diary", "did i eat", "have i eaten"):
             return None
         if "get_meal_diary" not in results:
-            day = self._day(said) or self.today
+            day = day_named(said, self.today) or self.today
             return self._unavailable("get_meal_diary", offered) or self._call(
                 "get_meal_diary", {"date": day.isoformat()}
             )
@@ -341,7 +261,7 @@ class OfflineProvider:
             return self._call(
                 "add_food_to_meal",
                 {
-                    "date": (self._day(said) or self.today).isoformat(),
+                    "date": (day_named(said, self.today) or self.today).isoformat(),
                     "meal": meal,
                     "food_id": food["food_id"],
                     "grams": float(grams.group(1).replace(",", ".")),
@@ -362,7 +282,7 @@ class OfflineProvider:
         if not has(said, "clase", "horario", "class", "schedule"):
             return None
         if "list_classes" not in results:
-            day = self._day(said)
+            day = day_named(said, self.today)
             start, end = (
                 (day, day)
                 if day
@@ -404,7 +324,7 @@ class OfflineProvider:
             return None
         kind = next((c for c in CLASS_TYPES if c in said), None)
         if "list_classes" not in results:
-            day = self._day(said) or self.today
+            day = day_named(said, self.today) or self.today
             arguments: dict[str, Any] = {
                 "date_from": day.isoformat(),
                 "date_to": day.isoformat(),
@@ -478,7 +398,7 @@ class OfflineProvider:
         if not has(said, "congel", "pausa", "freeze", "pause"):
             return None
         if "freeze_membership" not in results:
-            period = self._period(said)
+            period = period_named(said, self.today)
             if period is None:
                 return self._t(
                     "¿Desde qué día y hasta qué día quieres congelar la cuota?",
@@ -549,41 +469,3 @@ class OfflineProvider:
                 "I have told the staff; they will answer here.",
             ), []
         return self._failure(result), []
-
-    # Dates.
-
-    def _day(self, said: str) -> datetime.date | None:
-        iso = re.search(r"\b(\d{4}-\d{2}-\d{2})\b", said)
-        if iso:
-            try:
-                return datetime.date.fromisoformat(iso.group(1))
-            except ValueError:
-                return None
-        if has(said, "manana", "tomorrow"):
-            return self.today + datetime.timedelta(days=1)
-        if has(said, "hoy", "today"):
-            return self.today
-        for name, weekday in WEEKDAYS.items():
-            if has(said, name):
-                ahead = (weekday - self.today.weekday()) % 7
-                return self.today + datetime.timedelta(days=ahead)
-        return None
-
-    def _period(self, said: str) -> tuple[datetime.date, datetime.date] | None:
-        dates = re.findall(r"\b(\d{4}-\d{2}-\d{2})\b", said)
-        if len(dates) >= 2:
-            try:
-                return datetime.date.fromisoformat(
-                    dates[0]
-                ), datetime.date.fromisoformat(dates[1])
-            except ValueError:
-                return None
-        for name, month in MONTHS.items():
-            if has(said, name):
-                year = self.today.year + (1 if month < self.today.month else 0)
-                start = datetime.date(year, month, 1)
-                following = datetime.date(year + month // 12, month % 12 + 1, 1)
-                if start <= self.today:
-                    start = self.today + datetime.timedelta(days=1)
-                return start, following - datetime.timedelta(days=1)
-        return None

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncGenerator, AsyncIterator, Mapping
-from contextlib import aclosing
 from typing import Any, cast
 
 import httpx2
@@ -33,6 +32,7 @@ from agents.providers.wire import (
     MAX_MESSAGE,
     redacted,
     retry_after_seconds,
+    sdk_errors_translated,
 )
 from tools.types import ToolCall, ToolSpec
 
@@ -75,21 +75,11 @@ class OpenAIProvider:
         """Close the SDK client's connection pool."""
         await self._client.close()
 
-    async def stream(self, request: ModelRequest) -> AsyncIterator[ProviderEvent]:
-        """Stream one step; SDK and transport errors become ``ProviderError``.
-
-        The error is raised outside the ``except`` block so that no SDK exception
-        travels along as its context.
-        """
-        failure: ProviderError | None = None
-        try:
-            async with aclosing(self._events(request)) as events:
-                async for event in events:
-                    yield event
-        except (openai.APIError, httpx2.HTTPError) as exc:
-            failure = self._failure(exc)
-        if failure is not None:
-            raise failure
+    def stream(self, request: ModelRequest) -> AsyncIterator[ProviderEvent]:
+        """Stream one step; SDK and transport errors become ``ProviderError``."""
+        return sdk_errors_translated(
+            self._events(request), (openai.APIError, httpx2.HTTPError), self._failure
+        )
 
     async def _events(
         self, request: ModelRequest

@@ -4,10 +4,13 @@ asks us to wait, and error text that is safe to keep (short, without the key).""
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping
+from contextlib import aclosing
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 from typing import Any
+
+from agents.providers.base import ProviderError, ProviderEvent
 
 MAX_MESSAGE = 300
 
@@ -52,3 +55,22 @@ def json_object(text: str) -> dict[str, Any]:
     except ValueError:
         return {}
     return value if isinstance(value, dict) else {}
+
+
+async def sdk_errors_translated(
+    events: AsyncGenerator[ProviderEvent, None],
+    errors: tuple[type[Exception], ...],
+    failure: Callable[[Exception], ProviderError],
+) -> AsyncIterator[ProviderEvent]:
+    """The adapter's events, with the SDK's and transport's ``errors`` turned into
+    ``ProviderError``. The error is raised outside the ``except`` block so that no
+    SDK exception travels along as its context."""
+    translated: ProviderError | None = None
+    try:
+        async with aclosing(events) as stream:
+            async for event in stream:
+                yield event
+    except errors as exc:
+        translated = failure(exc)
+    if translated is not None:
+        raise translated

@@ -13,6 +13,7 @@ from typing import Any
 from django import forms
 from django.contrib import admin
 from django.contrib.admin.utils import unquote
+from django.core.exceptions import FieldDoesNotExist
 from django.db.models import Model, QuerySet
 from django.http import Http404, HttpRequest, HttpResponse
 from django.utils.translation import gettext_lazy as _
@@ -78,7 +79,7 @@ class BusinessScopedAdmin(admin.ModelAdmin):
             return False
         try:
             return bool(self.model._meta.get_field(name).is_relation)
-        except Exception:
+        except FieldDoesNotExist:
             return False
 
     def _businesses(

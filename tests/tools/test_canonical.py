@@ -54,8 +54,10 @@ def test_canonical_ignores_key_order_whitespace_and_number_format(args, seed, in
 def test_canonical_differs_when_values_differ(first, second):
     if canonical_arguments(first) != canonical_arguments(second):
         assert action_key(
-            conversation_key="c", tool_name="t", arguments=first
-        ) != action_key(conversation_key="c", tool_name="t", arguments=second)
+            business_id=1, conversation_key="c", tool_name="t", arguments=first
+        ) != action_key(
+            business_id=1, conversation_key="c", tool_name="t", arguments=second
+        )
 
 
 def test_canonical_numbers_compare_by_value():
@@ -70,7 +72,7 @@ def test_canonical_numbers_compare_by_value():
 def test_action_key_depends_on_conversation_and_tool():
     args = {"session_id": 3}
     keys = {
-        action_key(conversation_key=c, tool_name=t, arguments=args)
+        action_key(business_id=1, conversation_key=c, tool_name=t, arguments=args)
         for c in ("a", "b")
         for t in ("book_class", "cancel_booking")
     }

@@ -1,0 +1,99 @@
+"""What the offline demo model understands of what members write: the words of
+meals, months, weekdays and classes, and the days and periods they name."""
+
+from __future__ import annotations
+
+import datetime
+import re
+
+MEALS = {
+    "desayuno": "breakfast",
+    "breakfast": "breakfast",
+    "comida": "lunch",
+    "almuerzo": "lunch",
+    "lunch": "lunch",
+    "cena": "dinner",
+    "dinner": "dinner",
+    "merienda": "snack",
+    "snack": "snack",
+}
+MONTHS = {
+    name: number
+    for names in (
+        "enero febrero marzo abril mayo junio julio agosto septiembre octubre "
+        "noviembre diciembre",
+        "january february march april may june july august september october "
+        "november december",
+    )
+    for number, name in enumerate(names.split(), start=1)
+}
+WEEKDAYS = {
+    "lunes": 0,
+    "martes": 1,
+    "miercoles": 2,
+    "jueves": 3,
+    "viernes": 4,
+    "sabado": 5,
+    "domingo": 6,
+    "monday": 0,
+    "tuesday": 1,
+    "wednesday": 2,
+    "thursday": 3,
+    "friday": 4,
+    "saturday": 5,
+    "sunday": 6,
+}
+CLASS_TYPES = ("spinning", "yoga", "pilates", "body pump", "hiit", "zumba")
+STOPWORDS = set(
+    "cuantos cuantas carbohidratos hidratos carbono calorias proteinas proteina grasas "
+    "tiene tienen el la los las de del un una unos unas que y en por cada 100 g gramos "
+    "how many carbs carbohydrates calories protein fat does do has have the a an of in "
+    "per is are there".split()
+)
+
+
+def has(text: str, *words: str) -> bool:
+    """Whether a (folded) text has a word that starts with one of ``words``."""
+    return any(re.search(rf"\b{re.escape(word)}", text) for word in words)
+
+
+def day_named(said: str, today: datetime.date) -> datetime.date | None:
+    """The day a (folded) message names: an ISO date, today, tomorrow, a weekday."""
+    iso = re.search(r"\b(\d{4}-\d{2}-\d{2})\b", said)
+    if iso:
+        try:
+            return datetime.date.fromisoformat(iso.group(1))
+        except ValueError:
+            return None
+    if has(said, "manana", "tomorrow"):
+        return today + datetime.timedelta(days=1)
+    if has(said, "hoy", "today"):
+        return today
+    for name, weekday in WEEKDAYS.items():
+        if has(said, name):
+            return today + datetime.timedelta(days=(weekday - today.weekday()) % 7)
+    return None
+
+
+def period_named(
+    said: str, today: datetime.date
+) -> tuple[datetime.date, datetime.date] | None:
+    """The period a message names: two ISO dates, or a month (its days from
+    tomorrow on when it is the current month)."""
+    dates = re.findall(r"\b(\d{4}-\d{2}-\d{2})\b", said)
+    if len(dates) >= 2:
+        try:
+            return datetime.date.fromisoformat(dates[0]), datetime.date.fromisoformat(
+                dates[1]
+            )
+        except ValueError:
+            return None
+    for name, month in MONTHS.items():
+        if has(said, name):
+            year = today.year + (1 if month < today.month else 0)
+            start = datetime.date(year, month, 1)
+            following = datetime.date(year + month // 12, month % 12 + 1, 1)
+            if start <= today:
+                start = today + datetime.timedelta(days=1)
+            return start, following - datetime.timedelta(days=1)
+    return None
