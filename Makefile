@@ -23,7 +23,7 @@ $(VENV)/.installed-dev: $(VENV)/.installed requirements-dev.txt
 
 run: $(VENV)/.installed
 	DEBUG=$${DEBUG:-1} $(BIN)/python manage.py migrate --noinput
-	DEBUG=$${DEBUG:-1} $(BIN)/python manage.py seed_demo
+	DEBUG=$${DEBUG:-1} $(BIN)/python manage.py seed_demo --site-origin http://localhost:$(PORT)
 	DEBUG=$${DEBUG:-1} $(BIN)/python manage.py serve --host $(HOST) --port $(PORT)
 
 lint: $(VENV)/.installed-dev

@@ -4,7 +4,6 @@ the "Effective tools" panel that shows what the assistant can do right now."""
 from __future__ import annotations
 
 from typing import Any, cast
-from urllib.parse import urlsplit
 
 from django import forms
 from django.contrib import admin
@@ -15,6 +14,7 @@ from django.utils.safestring import SafeString
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
+from agents.embedding import origin_normalized
 from agents.models import Agent, Conversation
 from agents.services import identity_secret_new, provider_missing_key
 from gymnasia.gyms.admin import BusinessScopedAdmin, SameBusinessForm
@@ -53,20 +53,16 @@ class AgentForm(SameBusinessForm):
         lines = [
             line.strip() for line in self.cleaned_data["allowed_origins"].splitlines()
         ]
+        origins = []
         for line in filter(None, lines):
-            parts = urlsplit(line)
-            if (
-                parts.scheme not in ("http", "https")
-                or not parts.hostname
-                or parts.path.strip("/")
-                or parts.query
-                or parts.fragment
-            ):
+            origin = origin_normalized(line)
+            if origin is None:
                 raise forms.ValidationError(
                     _("%(line)s is not an origin like https://gym.example.")
                     % {"line": line}
                 )
-        return "\n".join(line.rstrip("/") for line in lines if line)
+            origins.append(origin)
+        return "\n".join(origins)
 
 
 class ToolSettingForm(forms.ModelForm):

@@ -7,11 +7,18 @@ from __future__ import annotations
 import asyncio
 import json
 import time
+import uuid
 from collections.abc import AsyncIterator
 from typing import Any
 
 from django.core.cache import cache
-from django.http import HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
+from django.http import (
+    HttpRequest,
+    HttpResponse,
+    HttpResponseBase,
+    JsonResponse,
+    StreamingHttpResponse,
+)
 from django.views.decorators.csrf import csrf_exempt
 
 from agents.conversations import (
@@ -24,12 +31,20 @@ from agents.conversations import (
     messages_visible,
 )
 from agents.database import db_call
+from agents.embedding import (
+    cors_allow,
+    cors_vary,
+    origin_allowed,
+    origin_normalized,
+    request_origin,
+)
 from agents.identity import IdentityRefused, identity_member
 from agents.models import Agent, Conversation
 from agents.turn import turn_run
 
 MAX_TEXT = 4000
 MESSAGES_PER_MINUTE = 30  # per conversation; the interface promises at least 20
+SENDS_PER_MINUTE_PER_ADDRESS = 120  # messages from one address, all conversations
 CONVERSATIONS_PER_MINUTE = 90  # per address; the interface promises at least 60
 
 #: Turns keep running when a streaming client goes away; their tasks live here.
@@ -60,55 +75,97 @@ def _body(request: HttpRequest) -> dict[str, Any] | None:
     return value if isinstance(value, dict) else None
 
 
-def _start(agent_key: Any, identity_token: Any) -> tuple[int, dict[str, Any]]:
+def _start(
+    agent_key: Any, identity_token: Any
+) -> tuple[int, dict[str, Any], Agent | None]:
     if not isinstance(agent_key, str) or not agent_key:
-        return 400, {
-            "error": "bad_request",
-            "detail": "'agent' must be an agent's public key.",
-        }
+        detail = "'agent' must be an agent's public key."
+        return 400, {"error": "bad_request", "detail": detail}, None
     agent = (
         Agent.objects.select_related("business").filter(public_key=agent_key).first()
     )
     if agent is None:
-        return 404, {"error": "not_found", "detail": "No agent has that public key."}
+        detail = "No agent has that public key."
+        return 404, {"error": "not_found", "detail": detail}, None
     member = None
     if identity_token is not None:
         if not isinstance(identity_token, str) or not identity_token:
-            return 400, {
-                "error": "bad_request",
-                "detail": "'identity_token' must be a string.",
-            }
+            detail = "'identity_token' must be a string."
+            return 400, {"error": "bad_request", "detail": detail}, agent
         try:
             member = identity_member(agent=agent, token=identity_token)
         except IdentityRefused as refusal:
-            return 401, {"error": "unauthorized", "detail": str(refusal)}
+            return 401, {"error": "unauthorized", "detail": str(refusal)}, agent
     conversation = conversation_start(agent=agent, member=member)
     token, expires_at = conversation_token(conversation)
-    return 201, {
+    answer = {
         "conversation": str(conversation.pk),
         "token": token,
         "expires_at": expires_at.isoformat(),
         "member": member.external_id if member else None,
     }
+    return 201, answer, agent
+
+
+def _origin_listed(origin: str) -> bool:
+    """Whether any agent lists this origin (for answers that name no agent)."""
+    normalized = origin_normalized(origin)
+    if normalized is None:
+        return False
+    candidates = Agent.objects.filter(allowed_origins__icontains=normalized)
+    return any(origin_allowed(agent, origin) for agent in candidates)
+
+
+def _conversation_agent(conversation_id: str) -> Agent | None:
+    """The agent of a conversation id, whoever asks (for CORS only)."""
+    try:
+        uuid.UUID(conversation_id)
+    except ValueError:
+        return None
+    conversation = (
+        Conversation.objects.select_related("agent").filter(pk=conversation_id).first()
+    )
+    return conversation.agent if conversation else None
+
+
+async def _cors(
+    request: HttpRequest, response: HttpResponseBase, agent: Agent | None = None
+) -> HttpResponseBase:
+    """CORS for a browser on another site: only the agent's own origins may read
+    the answer; with no agent to ask, an origin any agent lists may."""
+    origin = request_origin(request)
+    if origin is None:
+        return response
+    cors_vary(response)
+    allowed = (
+        origin_allowed(agent, origin)
+        if agent is not None
+        else await db_call(_origin_listed, origin)
+    )
+    if allowed:
+        cors_allow(response, origin, preflight=request.method == "OPTIONS")
+    return response
 
 
 @csrf_exempt
-async def conversations(request: HttpRequest) -> HttpResponse:
+async def conversations(request: HttpRequest) -> HttpResponseBase:
     """``POST /api/v1/conversations``: start a conversation with an agent."""
+    if request.method == "OPTIONS":
+        return await _cors(request, HttpResponse(status=204))
     if request.method != "POST":
-        return error(405, "bad_request", "Use POST.")
+        return await _cors(request, error(405, "bad_request", "Use POST."))
     address = request.META.get("REMOTE_ADDR", "unknown")
     if not await db_call(_allowed, f"start:{address}", CONVERSATIONS_PER_MINUTE):
-        return error(
-            429, "rate_limited", "Too many new conversations; try again in a minute."
-        )
+        detail = "Too many new conversations; try again in a minute."
+        return await _cors(request, error(429, "rate_limited", detail))
     body = _body(request)
     if body is None:
-        return error(400, "bad_request", "The body must be a JSON object.")
-    status, answer = await db_call(
+        detail = "The body must be a JSON object."
+        return await _cors(request, error(400, "bad_request", detail))
+    status, answer, agent = await db_call(
         _start, body.get("agent"), body.get("identity_token")
     )
-    return JsonResponse(answer, status=status)
+    return await _cors(request, JsonResponse(answer, status=status), agent)
 
 
 def _authorize(
@@ -133,14 +190,21 @@ def _sse(name: str, data: dict[str, Any]) -> bytes:
 
 
 @csrf_exempt
-async def messages(
-    request: HttpRequest, conversation_id: str
-) -> HttpResponse | StreamingHttpResponse:
+async def messages(request: HttpRequest, conversation_id: str) -> HttpResponseBase:
     """``POST``: send a message (a turn); ``GET``: read messages after an id."""
-    found = await db_call(_authorize, request, str(conversation_id))
+    conversation_id = str(conversation_id)
+    if request.method == "OPTIONS":
+        agent = await db_call(_conversation_agent, conversation_id)
+        return await _cors(request, HttpResponse(status=204), agent)
+    found = await db_call(_authorize, request, conversation_id)
     if isinstance(found, JsonResponse):
-        return found
-    conversation = found
+        agent = await db_call(_conversation_agent, conversation_id)
+        return await _cors(request, found, agent)
+    answer = await _answer(request, found)
+    return await _cors(request, answer, found.agent)
+
+
+async def _answer(request: HttpRequest, conversation: Conversation) -> HttpResponseBase:
     if request.method == "GET":
         return await _read(request, conversation)
     if request.method != "POST":
@@ -151,12 +215,20 @@ async def messages(
         return error(400, "bad_request", "'text' must be 1 to 4,000 characters.")
     if len(text) > MAX_TEXT:
         return error(413, "too_long", "'text' must be at most 4,000 characters.")
-    if not await db_call(_allowed, f"send:{conversation.pk}", MESSAGES_PER_MINUTE):
+    address = request.META.get("REMOTE_ADDR", "unknown")
+    if not await db_call(_sending_allowed, str(conversation.pk), address):
         return error(429, "rate_limited", "Too many messages; try again in a minute.")
     if "text/event-stream" in request.headers.get("Accept", ""):
         return _stream(conversation, text)
     added = await turn_run(conversation, text)
     return JsonResponse({"messages": [message_json(m) for m in added]})
+
+
+def _sending_allowed(conversation_key: str, address: str) -> bool:
+    """Within both limits: per conversation, and per address over all of them."""
+    return _allowed(f"send:{conversation_key}", MESSAGES_PER_MINUTE) and _allowed(
+        f"send-from:{address}", SENDS_PER_MINUTE_PER_ADDRESS
+    )
 
 
 def _stream(conversation: Conversation, text: str) -> StreamingHttpResponse:

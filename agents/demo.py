@@ -8,14 +8,18 @@ once Stripe is connected) waits for staff approval.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 
+import jwt
 from django.db import transaction
 
+from agents.embedding import origin_normalized
 from agents.models import Agent
 from agents.services import agent_create, provider_missing_key
-from gymnasia.demo import DemoSeed, demo_gym_seed
+from gymnasia.demo import DEMO_SLUG, DemoSeed, demo_gym_seed
 from gymnasia.errors import InvalidValue
+from gymnasia.gyms.models import Member
 from tools.models import AgentToolSetting, Integration
 from tools.registry import published_registry
 
@@ -24,6 +28,7 @@ DEMO_INSTRUCTIONS = (
     "Eres el asistente del gimnasio Gymnasia Demo. Responde en el idioma del socio, "
     "con frases cortas. Usa las herramientas para cualquier dato: no inventes cifras."
 )
+DEMO_SITE_ORIGIN = "http://localhost:8000"
 GATED_TOOLS = frozenset({"freeze_membership", "refund_payment"})
 CONNECTED = (
     Integration.Kind.NUTRITION,
@@ -40,16 +45,25 @@ class DemoAgentSeed:
 
 @transaction.atomic
 def demo_seed(
-    *, provider: str | None = None, model: str | None = None
+    *,
+    provider: str | None = None,
+    model: str | None = None,
+    site_origin: str = DEMO_SITE_ORIGIN,
 ) -> DemoAgentSeed:
     """Create or complete the demo gym and its assistant.
 
     ``provider`` and ``model`` update the demo agent in place; without them an
-    existing agent keeps its own.
+    existing agent keeps its own. ``site_origin`` (the demo gym's website, where the
+    widget is embedded) joins the agent's allowed origins when it is missing.
     """
     if provider is not None and provider_missing_key(provider):
         raise InvalidValue(
             f"The {provider} provider needs {provider_missing_key(provider)} in the environment."
+        )
+    origin = origin_normalized(site_origin)
+    if origin is None:
+        raise InvalidValue(
+            f"{site_origin} is not an origin like http://localhost:8000."
         )
     gym = demo_gym_seed()
     business = gym.business
@@ -74,9 +88,13 @@ def demo_seed(
             instructions=DEMO_INSTRUCTIONS,
             provider=provider or Agent.Provider.OFFLINE,
             model=model or "",
+            allowed_origins=origin,
         )
     else:
         changed = []
+        if origin not in agent.origins():
+            agent.allowed_origins = "\n".join([*agent.origins(), origin])
+            changed.append("allowed_origins")
         if provider is not None and agent.provider != provider:
             agent.provider = provider
             changed.append("provider")
@@ -98,3 +116,25 @@ def demo_seed(
             setting.enabled, setting.mode = True, mode
             setting.save(update_fields=["enabled", "mode"])
     return DemoAgentSeed(gym=gym, agent=agent)
+
+
+def demo_agent() -> Agent | None:
+    """The demo gym's assistant, when the demo has been seeded."""
+    return (
+        Agent.objects.select_related("business")
+        .filter(business__slug=DEMO_SLUG, name=DEMO_AGENT_NAME)
+        .first()
+    )
+
+
+def demo_identity_token(*, agent: Agent, member: Member, expired: bool = False) -> str:
+    """What a gym's back end signs for its page when a member is signed in (the
+    demo site plays that part); ``expired`` makes one the API must refuse."""
+    now = int(time.time())
+    claims = {
+        "sub": member.external_id,
+        "aud": agent.public_key,
+        "exp": now - 120 if expired else now + 3600,
+        "name": member.name,
+    }
+    return jwt.encode(claims, agent.identity_secret, algorithm="HS256")

@@ -3,6 +3,7 @@ server, the web server and a Celery worker from one command."""
 
 from __future__ import annotations
 
+import contextlib
 import http.cookiejar
 import os
 import re
@@ -13,6 +14,7 @@ import sys
 import time
 import urllib.parse
 import urllib.request
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -26,28 +28,26 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-@pytest.fixture
-def embedded_app(tmp_path):
-    env = {
-        key: value
-        for key, value in os.environ.items()
-        if key not in {"DATABASE_URL", "REDIS_URL", "CELERY_BROKER_URL", "SECRET_KEY"}
-    }
-    env.update(DEBUG="1", GYMNASIA_DATA_DIR=str(tmp_path / "var"))
+@contextlib.contextmanager
+def embedded_app_running(directory: Path) -> Iterator[tuple[str, str, Path]]:
+    """The app as ``make run`` starts it, with its data in ``directory``: yields its
+    address, what ``seed_demo`` printed, and the server's log file."""
+    env = embedded_env(directory)
     manage = [sys.executable, "manage.py"]
     subprocess.run(
         [*manage, "migrate", "--noinput", "-v0"], cwd=ROOT, env=env, check=True
     )
+    port = free_port()
     seeded = subprocess.run(
-        [*manage, "seed_demo"],
+        [*manage, "seed_demo", "--site-origin", f"http://localhost:{port}"],
         cwd=ROOT,
         env=env,
         check=True,
         capture_output=True,
         text=True,
     )
-    port = free_port()
-    log = (tmp_path / "serve.log").open("w+")
+    log_path = directory / "serve.log"
+    log = log_path.open("w+")
     process = subprocess.Popen(
         [*manage, "serve", "--port", str(port)],
         cwd=ROOT,
@@ -60,16 +60,14 @@ def embedded_app(tmp_path):
     try:
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
-            text = (tmp_path / "serve.log").read_text()
+            text = log_path.read_text()
             if "ready." in text and "Uvicorn running" in text:
                 break
             assert process.poll() is None, text
             time.sleep(0.3)
         else:
-            pytest.fail(
-                "the app did not start:\n" + (tmp_path / "serve.log").read_text()
-            )
-        yield base, seeded.stdout, tmp_path / "serve.log"
+            pytest.fail("the app did not start:\n" + log_path.read_text())
+        yield base, seeded.stdout, log_path
     finally:
         os.killpg(process.pid, signal.SIGTERM)
         try:
@@ -77,6 +75,32 @@ def embedded_app(tmp_path):
         except subprocess.TimeoutExpired:
             os.killpg(process.pid, signal.SIGKILL)
         log.close()
+
+
+def seeded_lines(text: str) -> dict[str, str]:
+    """What ``seed_demo`` printed, by label (the member lines left out)."""
+    return {
+        line.split(": ", 1)[0]: line.split(": ", 1)[1]
+        for line in text.splitlines()
+        if ": " in line and not line.startswith("member")
+    }
+
+
+def embedded_env(directory: Path) -> dict[str, str]:
+    """The environment of the embedded default, its data kept in ``directory``."""
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if key not in {"DATABASE_URL", "REDIS_URL", "CELERY_BROKER_URL", "SECRET_KEY"}
+    }
+    env.update(DEBUG="1", GYMNASIA_DATA_DIR=str(directory / "var"))
+    return env
+
+
+@pytest.fixture
+def embedded_app(tmp_path):
+    with embedded_app_running(tmp_path) as running:
+        yield running
 
 
 def test_embedded_run_serves_admin_with_the_demo_owner(embedded_app):

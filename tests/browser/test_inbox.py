@@ -5,28 +5,18 @@ approve it, and it moves to done once the worker has executed and verified it.""
 from __future__ import annotations
 
 import json
-import shutil
 import time
 import urllib.request
-from pathlib import Path
 
 import jwt
-import pytest
 
-from tests.test_embedded_run import embedded_app  # noqa: F401  (the running app)
+from tests.browser.chromium import ARTIFACTS, chromium_launch, needs_chromium
+from tests.test_embedded_run import (  # noqa: F401  (the running app)
+    embedded_app,
+    seeded_lines,
+)
 
-CHROMIUM = shutil.which("chromium")
-ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
-
-pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="needs Debian's chromium")
-
-
-def seeded_lines(text: str) -> dict[str, str]:
-    return {
-        line.split(": ", 1)[0]: line.split(": ", 1)[1]
-        for line in text.splitlines()
-        if ": " in line and not line.startswith("member")
-    }
+pytestmark = needs_chromium
 
 
 def post_json(url: str, body: dict, token: str | None = None) -> dict:
@@ -47,19 +37,8 @@ def test_inbox_live_approval_in_a_browser(embedded_app):  # noqa: F811
     lines = seeded_lines(seeded)
     username, password = lines["staff"].split(" ")
     agent = lines["agent"]
-    ARTIFACTS.mkdir(exist_ok=True)
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path=CHROMIUM,
-            args=[
-                "--no-sandbox",
-                "--disable-gpu",
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--disable-sync",
-                "--no-first-run",
-            ],
-        )
+        browser = chromium_launch(playwright)
         page = browser.new_page(locale="es-ES")
         page.goto(f"{base}/admin/login/?next=/inbox/")
         page.fill("#id_username", username)

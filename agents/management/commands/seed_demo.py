@@ -6,7 +6,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from agents.demo import demo_seed
+from agents.demo import DEMO_SITE_ORIGIN, demo_seed
 from agents.models import Agent
 from gymnasia.errors import InvalidValue
 
@@ -20,10 +20,20 @@ class Command(BaseCommand):
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--provider", choices=Agent.Provider.values)
         parser.add_argument("--model")
+        parser.add_argument(
+            "--site-origin",
+            default=DEMO_SITE_ORIGIN,
+            help="The demo gym site's origin, allowed to embed the widget "
+            f"(default {DEMO_SITE_ORIGIN}).",
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         try:
-            seed = demo_seed(provider=options["provider"], model=options["model"])
+            seed = demo_seed(
+                provider=options["provider"],
+                model=options["model"],
+                site_origin=options["site_origin"],
+            )
         except InvalidValue as error:
             raise CommandError(str(error)) from None
         lines = [

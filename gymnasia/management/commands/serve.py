@@ -51,6 +51,12 @@ class Command(BaseCommand):
             f"Gymnasia at {base}/  (admin: {base}/admin/, staff inbox: {base}/inbox/, "
             f"conversation API: {base}/api/v1/conversations)"
         )
+        if settings.DEBUG:
+            self.stdout.write(
+                f"Demo gym site with the chat widget: "
+                f"http://localhost:{options['port']}/demo/  (as a signed-in member: "
+                f"http://localhost:{options['port']}/demo/?member=socio-1001)"
+            )
         try:
             uvicorn.run(
                 "gymnasia.asgi:application",

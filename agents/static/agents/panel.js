@@ -1,0 +1,474 @@
+// The chat panel inside the widget's iframe: a client of the conversation API v1.
+//
+// The gym's page (widget.js) hands over, by postMessage, the member's identity token
+// and the conversation it kept from before a reload; the bearer token lives in this
+// page's memory only. Replies stream as server-sent events (delta, discard, message,
+// error, done); messages that arrive later (an approval decided, a handoff settled)
+// are read by polling the history after the last message shown.
+(function () {
+  "use strict";
+
+  var config = JSON.parse(document.getElementById("widget-config").textContent);
+  var S = config.strings;
+  var $ = function (id) { return document.getElementById(id); };
+  var launcher = $("launcher"), panel = $("panel"), closeButton = $("close");
+  var log = $("log"), live = $("live"), typing = $("typing"), typingText = $("typing-text");
+  var alertBox = $("alert"), form = $("composer"), input = $("text"), sendButton = $("send");
+  var unreadBadge = $("unread"), conversationBox = $("conversation");
+
+  var parentOrigin = null;   // the gym's page, learned from its first message
+  var identityToken = null;  // the gym's signed statement of who the member is
+  var session = null;        // {conversation, token, expires_at, member}
+  var shown = {};            // message ids already in the log
+  var lastId = null;         // the newest message shown, for ?after=
+  var busy = false;          // a turn is streaming (polling waits)
+  var isOpen = false;
+  var unread = 0;
+  var initialized = false;
+  var refused = false;       // the identity token was refused: nothing is sent
+
+  $("greeting").textContent = S.greeting;
+  input.maxLength = config.max_length;
+
+  // ---- talking to the gym's page ------------------------------------------------
+
+  function tellParent(message) {
+    if (parentOrigin) window.parent.postMessage(message, parentOrigin);
+  }
+
+  window.addEventListener("message", function (event) {
+    if (event.source !== window.parent) return;
+    if (config.origins.indexOf(event.origin) === -1) return;
+    var data = event.data || {};
+    if (data.type === "gymnasia:init" && !initialized) {
+      initialized = true;
+      parentOrigin = event.origin;
+      identityToken = typeof data.identityToken === "string" && data.identityToken ? data.identityToken : null;
+      tellParent({ type: "gymnasia:title", title: config.name });
+      if (data.session && data.session.conversation && data.session.token) {
+        session = data.session;
+        loadHistory();
+      }
+      if (data.open) setOpen(true, false);
+    } else if (data.type === "gymnasia:identify" && parentOrigin) {
+      var token = typeof data.identityToken === "string" && data.identityToken ? data.identityToken : null;
+      if (token !== identityToken) {
+        identityToken = token;
+        forgetSession();
+        refused = false;
+        clearAlert();
+        if (isOpen) ensureConversation();
+      }
+    } else if (data.type === "gymnasia:open" && parentOrigin) {
+      setOpen(data.open !== false, true);
+    }
+  });
+  window.parent.postMessage({ type: "gymnasia:ready" }, "*");
+
+  function rememberSession() {
+    tellParent({ type: "gymnasia:session", session: session });
+  }
+
+  function forgetSession() {
+    session = null;
+    shown = {};
+    lastId = null;
+    while (log.firstChild) log.removeChild(log.firstChild);
+    tellParent({ type: "gymnasia:forget" });
+  }
+
+  // ---- opening and closing --------------------------------------------------------
+
+  function setOpen(open, moveFocus) {
+    isOpen = open;
+    panel.hidden = !open;
+    launcher.hidden = open;
+    launcher.setAttribute("aria-expanded", String(open));
+    tellParent({ type: "gymnasia:layout", open: open });
+    if (open) {
+      unread = 0;
+      showUnread();
+      scrollDown();
+      if (moveFocus) input.focus();
+      ensureConversation();
+    } else if (moveFocus) {
+      launcher.focus();
+    }
+  }
+
+  launcher.addEventListener("click", function () { setOpen(true, true); });
+  closeButton.addEventListener("click", function () { setOpen(false, true); });
+  document.addEventListener("keydown", function (event) {
+    if (event.key === "Escape" && isOpen) setOpen(false, true);
+  });
+
+  function showUnread() {
+    unreadBadge.hidden = unread === 0;
+    unreadBadge.textContent = unread ? String(unread) : "";
+    launcher.setAttribute("aria-label", unread ? S.open + " (" + unread + " " + S.unread + ")" : S.open);
+  }
+
+  // ---- alerts and the typing indicator -------------------------------------------
+
+  function showAlert(text) {
+    alertBox.textContent = text;
+    alertBox.hidden = false;
+  }
+
+  function clearAlert() {
+    alertBox.hidden = true;
+    alertBox.textContent = "";
+  }
+
+  function showTyping(text) {
+    typingText.textContent = text;
+    typing.hidden = false;
+    scrollDown();
+  }
+
+  function hideTyping() { typing.hidden = true; }
+
+  function scrollDown() { conversationBox.scrollTop = conversationBox.scrollHeight; }
+
+  // ---- safe Markdown: DOM nodes built from text, never parsed as HTML -------------
+
+  var INLINE = /(`[^`\n]+`)|(\*\*[^*\n]+\*\*)|(\*[^*\s][^*\n]*\*)|(\[[^\]\n]+\]\((https?:\/\/[^\s)]+|mailto:[^\s)]+)\))/g;
+
+  function appendInline(parent, text) {
+    var at = 0, match;
+    INLINE.lastIndex = 0;
+    while ((match = INLINE.exec(text)) !== null) {
+      if (match.index > at) parent.appendChild(document.createTextNode(text.slice(at, match.index)));
+      var node;
+      if (match[1]) {
+        node = document.createElement("code");
+        node.textContent = match[1].slice(1, -1);
+      } else if (match[2]) {
+        node = document.createElement("strong");
+        appendInline(node, match[2].slice(2, -2));
+      } else if (match[3]) {
+        node = document.createElement("em");
+        appendInline(node, match[3].slice(1, -1));
+      } else {
+        node = document.createElement("a");
+        node.href = match[5];
+        node.target = "_blank";
+        node.rel = "noopener noreferrer nofollow";
+        node.textContent = match[4].slice(1, match[4].indexOf("]("));
+      }
+      parent.appendChild(node);
+      at = INLINE.lastIndex;
+    }
+    if (at < text.length) parent.appendChild(document.createTextNode(text.slice(at)));
+  }
+
+  var BULLET = /^\s*[-*•]\s+/, NUMBER = /^\s*\d+[.)]\s+/;
+
+  // Paragraphs (a blank line apart, single line breaks kept) and bulleted or
+  // numbered lists; inline code, bold, italics and http(s) links.
+  function renderMarkdown(container, text) {
+    var paragraph = null, list = null;
+    text.replace(/\r\n/g, "\n").split("\n").forEach(function (line) {
+      var kind = BULLET.test(line) ? "ul" : NUMBER.test(line) ? "ol" : null;
+      if (!line.trim()) {
+        paragraph = list = null;
+      } else if (kind) {
+        paragraph = null;
+        if (!list || list.tagName.toLowerCase() !== kind) {
+          list = document.createElement(kind);
+          container.appendChild(list);
+        }
+        var item = document.createElement("li");
+        appendInline(item, line.replace(kind === "ul" ? BULLET : NUMBER, ""));
+        list.appendChild(item);
+      } else {
+        list = null;
+        if (paragraph) {
+          paragraph.appendChild(document.createElement("br"));
+        } else {
+          paragraph = document.createElement("p");
+          container.appendChild(paragraph);
+        }
+        appendInline(paragraph, line);
+      }
+    });
+  }
+
+  // ---- messages ----------------------------------------------------------------------
+
+  // The state a message shows: the fixed sentences of R10 lead an assistant's reply
+  // when a request waits for staff, was not done, or could not be confirmed.
+  function stateOf(message) {
+    if (message.role !== "assistant") return null;
+    var lead = message.text.split("\n\n")[0];
+    var cases = ["not_confirmed", "not_done", "waits"];
+    for (var i = 0; i < cases.length; i++) {
+      var sentences = config.sentences[cases[i]];
+      for (var j = 0; j < sentences.length; j++) {
+        if (lead.indexOf(sentences[j]) !== -1) return cases[i];
+      }
+    }
+    return null;
+  }
+
+  function messageElement(message) {
+    var item = document.createElement("li");
+    item.className = "message role-" + message.role;
+    item.dataset.id = message.id;
+    item.dataset.role = message.role;
+    var who = document.createElement("span");
+    who.className = "visually-hidden";
+    who.textContent = (message.role === "member" ? S.you : message.role === "notice" ? S.notice : S.assistant) + ": ";
+    item.appendChild(who);
+    var state = stateOf(message);
+    if (state) {
+      item.classList.add("state-" + state);
+      item.dataset.state = state;
+      var badge = document.createElement("span");
+      badge.className = "state";
+      badge.textContent = S[state];
+      item.appendChild(badge);
+    }
+    var body = document.createElement("div");
+    body.className = "text";
+    if (message.role === "member") {
+      var paragraph = document.createElement("p");
+      paragraph.style.whiteSpace = "pre-wrap";
+      paragraph.textContent = message.text;
+      body.appendChild(paragraph);
+    } else {
+      renderMarkdown(body, message.text);
+    }
+    item.appendChild(body);
+    return item;
+  }
+
+  function addMessage(message, replacing) {
+    if (shown[message.id]) return;
+    shown[message.id] = true;
+    lastId = message.id;
+    var element = messageElement(message);
+    if (replacing && replacing.parentNode) {
+      log.replaceChild(element, replacing);
+    } else {
+      log.appendChild(element);
+      if (!isOpen && message.role !== "member") {
+        unread += 1;
+        showUnread();
+      }
+    }
+    scrollDown();
+  }
+
+  // ---- the API -----------------------------------------------------------------------
+
+  function headers(extra) {
+    var result = { "Content-Type": "application/json" };
+    if (session) result.Authorization = "Bearer " + session.token;
+    for (var key in extra) result[key] = extra[key];
+    return result;
+  }
+
+  function errorText(status, body) {
+    if (status === 429) return S.rate_limited;
+    if (status === 413) return S.too_long;
+    if (status === 404) return S.not_found;
+    return (body && body.detail) || S.failed;
+  }
+
+  var starting = null;
+
+  function ensureConversation() {
+    if (session) return Promise.resolve(true);
+    if (refused) return Promise.resolve(false);
+    if (starting) return starting;
+    var body = { agent: config.agent };
+    if (identityToken) body.identity_token = identityToken;
+    starting = fetch(config.api + "/conversations", {
+      method: "POST", headers: headers({}), body: JSON.stringify(body)
+    }).then(function (response) {
+      return response.json().catch(function () { return {}; }).then(function (data) {
+        if (response.status === 201) {
+          session = data;
+          rememberSession();
+          return true;
+        }
+        if (response.status === 401) {
+          refused = true;
+          input.disabled = true;
+          sendButton.disabled = true;
+          showAlert(S.identity_refused);
+        } else {
+          showAlert(errorText(response.status, data));
+        }
+        return false;
+      });
+    }).catch(function () {
+      showAlert(S.failed);
+      return false;
+    }).then(function (ok) {
+      starting = null;
+      return ok;
+    });
+    return starting;
+  }
+
+  function loadHistory() {
+    return fetchMessages(null).then(function (ok) {
+      if (!ok) forgetSession();
+    });
+  }
+
+  // Messages after the last one shown; false when the conversation cannot be read.
+  function fetchMessages(after) {
+    if (!session) return Promise.resolve(false);
+    var url = config.api + "/conversations/" + encodeURIComponent(session.conversation) + "/messages";
+    if (after) url += "?after=" + encodeURIComponent(after);
+    var asked = session;
+    return fetch(url, { headers: headers({ Accept: "application/json" }) }).then(function (response) {
+      if (response.status === 401 || response.status === 403) return false;
+      if (!response.ok) return true;
+      return response.json().then(function (data) {
+        if (asked !== session || busy) return true;
+        (data.messages || []).forEach(function (message) { addMessage(message); });
+        return true;
+      });
+    }).catch(function () { return true; });
+  }
+
+  function poll() {
+    if (session && !busy && document.visibilityState !== "hidden") {
+      fetchMessages(lastId).then(function (ok) {
+        if (!ok && !busy) forgetSession();
+      });
+    }
+  }
+  window.setInterval(poll, config.poll_seconds * 1000);
+
+  // ---- sending and streaming ---------------------------------------------------------
+
+  function pendingEcho(text) {
+    var element = messageElement({ id: "", role: "member", text: text });
+    element.classList.add("sending");
+    log.appendChild(element);
+    scrollDown();
+    return element;
+  }
+
+  function parseEvents(buffer, handle) {
+    var parts = buffer.split("\n\n");
+    var rest = parts.pop();
+    parts.forEach(function (chunk) {
+      var name = "message", data = "";
+      chunk.split("\n").forEach(function (line) {
+        if (line.indexOf("event:") === 0) name = line.slice(6).trim();
+        else if (line.indexOf("data:") === 0) data += line.slice(5).trim();
+      });
+      var payload = {};
+      try { payload = data ? JSON.parse(data) : {}; } catch (ignored) { payload = {}; }
+      handle(name, payload);
+    });
+    return rest;
+  }
+
+  function send(text) {
+    busy = true;
+    sendButton.disabled = true;
+    clearAlert();
+    var echo = pendingEcho(text);
+    var streamed = "";
+    return ensureConversation().then(function (ok) {
+      if (!ok) {
+        echo.remove();
+        input.value = text;
+        return;
+      }
+      showTyping(S.typing);
+      var url = config.api + "/conversations/" + encodeURIComponent(session.conversation) + "/messages";
+      return fetch(url, {
+        method: "POST",
+        headers: headers({ Accept: "text/event-stream" }),
+        body: JSON.stringify({ text: text })
+      }).then(function (response) {
+        if (!response.ok) {
+          return response.json().catch(function () { return {}; }).then(function (data) {
+            echo.remove();
+            input.value = text;
+            if (response.status === 401 || response.status === 403) {
+              forgetSession();
+              showAlert(S.expired);
+            } else {
+              showAlert(errorText(response.status, data));
+            }
+          });
+        }
+        var reader = response.body.getReader();
+        var decoder = new TextDecoder();
+        var buffer = "";
+        function handle(name, data) {
+          if (name === "message") {
+            if (data.role === "member") {
+              addMessage(data, echo);
+            } else {
+              streamed = "";
+              live.hidden = true;
+              live.textContent = "";
+              addMessage(data);
+            }
+          } else if (name === "delta") {
+            hideTyping();
+            streamed += data.text || "";
+            live.textContent = streamed;
+            live.hidden = false;
+            scrollDown();
+          } else if (name === "discard") {
+            streamed = "";
+            live.textContent = "";
+            live.hidden = true;
+            showTyping(S.working);
+          } else if (name === "error" && data.error !== "assistant_unavailable") {
+            showAlert(data.detail || S.failed);
+          }
+        }
+        function pump() {
+          return reader.read().then(function (chunk) {
+            if (chunk.done) return;
+            buffer = parseEvents(buffer + decoder.decode(chunk.value, { stream: true }), handle);
+            return pump();
+          });
+        }
+        return pump();
+      }).catch(function () {
+        if (echo.parentNode) input.value = text;  // it may not have arrived
+        showAlert(S.connection_lost);
+      });
+    }).then(function () {
+      busy = false;
+      sendButton.disabled = refused;
+      hideTyping();
+      live.hidden = true;
+      live.textContent = "";
+      if (echo.parentNode && !echo.dataset.id) echo.remove();
+      poll();
+    });
+  }
+
+  form.addEventListener("submit", function (event) {
+    event.preventDefault();
+    var text = input.value.trim();
+    if (!text || busy || refused) return;
+    if (text.length > config.max_length) {
+      showAlert(S.too_long);
+      return;
+    }
+    input.value = "";
+    send(text).then(function () { input.focus(); });
+  });
+
+  input.addEventListener("keydown", function (event) {
+    if (event.key === "Enter" && !event.shiftKey && !event.isComposing) {
+      event.preventDefault();
+      form.requestSubmit();
+    }
+  });
+})();

@@ -1,0 +1,253 @@
+"""The member widget in a real browser (headless Chromium driven by Playwright)
+against the app as ``make run`` starts it: the demo gym's site at ``localhost``
+embeds the widget served from ``127.0.0.1``, two origins as in a real gym."""
+
+from __future__ import annotations
+
+import datetime
+import subprocess
+import sys
+
+import pytest
+
+from tests.browser.chromium import ARTIFACTS, chromium_launch, needs_chromium
+from tests.test_embedded_run import (
+    ROOT,
+    embedded_app_running,
+    embedded_env,
+    seeded_lines,
+)
+
+pytestmark = needs_chromium
+
+WAITS = (
+    "He enviado tu solicitud al equipo del gimnasio; te avisaré aquí cuando la revisen."
+)
+HOSTILE_FOOD = (
+    'Tarta <img src=x onerror="window.injected=1"><script>window.injected=2</script>'
+)
+
+
+@pytest.fixture(scope="module")
+def app(tmp_path_factory):
+    directory = tmp_path_factory.mktemp("widget-app")
+    with embedded_app_running(directory) as (base, seeded, _):
+        yield base, seeded_lines(seeded), directory
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        chromium = chromium_launch(playwright)
+        yield chromium
+        chromium.close()
+
+
+def site(base: str, query: str = "") -> str:
+    return base.replace("127.0.0.1", "localhost") + "/demo/" + query
+
+
+def widget(page):
+    return page.frame_locator("iframe[data-gymnasia-widget]")
+
+
+def open_widget(page):
+    frame = widget(page)
+    frame.locator("#launcher").click()
+    frame.locator("#text").wait_for()
+    return frame
+
+
+def ask(frame, text: str):
+    """Send a message and return the reply that follows it."""
+    from playwright.sync_api import expect
+
+    replies = frame.locator("#log li[data-role=assistant], #log li[data-role=notice]")
+    before = replies.count()
+    frame.locator("#text").fill(text)
+    frame.locator("#text").press("Enter")
+    expect(replies).to_have_count(before + 1, timeout=20_000)
+    return replies.last
+
+
+def test_widget_answers_from_the_catalog_and_keeps_the_history_across_a_reload(
+    app, browser
+):
+    """An anonymous visitor asks about rice and reads the catalog's figures; the
+    conversation is still there after the gym's page reloads."""
+    from playwright.sync_api import expect
+
+    base, _, _ = app
+    page = browser.new_page(locale="es-ES")
+    page.goto(site(base))
+    frame = open_widget(page)
+    expect(frame.locator("#offline-note")).to_be_visible()
+    expect(frame.locator("#log")).to_have_attribute("aria-live", "polite")
+
+    reply = ask(frame, "¿Cuántos carbohidratos tiene el arroz?")
+
+    text = reply.inner_text()
+    assert "Arroz blanco (cocido)" in text and "28 g" in text
+    assert "Arroz integral (cocido)" in text
+    assert reply.get_attribute("data-state") is None
+    page.screenshot(path=str(ARTIFACTS / "widget-rice.png"))
+
+    page.reload()
+    frame = widget(page)
+    expect(frame.locator("#panel")).to_be_visible()
+    expect(frame.locator("#log li[data-role=member] .text")).to_have_text(
+        ["¿Cuántos carbohidratos tiene el arroz?"]
+    )
+    assert "Arroz blanco (cocido)" in frame.locator("#log").inner_text()
+    page.close()
+
+
+def next_weekday(days_ahead: int = 2) -> datetime.date:
+    day = datetime.date.today() + datetime.timedelta(days=days_ahead)
+    while day.weekday() > 4:  # spinning runs Monday to Friday
+        day += datetime.timedelta(days=1)
+    return day
+
+
+def test_widget_member_sees_a_waiting_request_approved_and_a_booking_confirmed(
+    app, browser
+):
+    """A signed-in member asks to freeze (approval-gated): the widget shows it
+    waiting; staff approve in another browser; the confirmation appears in the
+    member's open widget by itself. Booking a class (automatic) is confirmed."""
+    from playwright.sync_api import expect
+
+    base, lines, _ = app
+    member = browser.new_context(locale="es-ES").new_page()
+    member.goto(site(base, "?member=socio-1001"))
+    frame = open_widget(member)
+
+    reply = ask(frame, "Congela mi cuota en marzo")
+
+    assert reply.get_attribute("data-state") == "waits"
+    assert reply.locator(".text").inner_text().startswith(WAITS)
+    expect(reply.locator(".state")).to_be_visible()
+    member.screenshot(path=str(ARTIFACTS / "widget-freeze-waiting.png"))
+
+    staff = browser.new_context(locale="es-ES").new_page()
+    username, password = lines["staff"].split(" ")
+    staff.goto(f"{base}/admin/login/?next=/inbox/")
+    staff.fill("#id_username", username)
+    staff.fill("#id_password", password)
+    staff.click("input[type=submit]")
+    staff.wait_for_url(f"{base}/inbox/")
+    row = staff.locator("tr[data-status=pending]", has_text="Congela mi cuota en marzo")
+    row.wait_for(timeout=20_000)
+    row.locator("form[action$='/approve'] button").click()
+    staff.locator("tr[data-status=approved]").wait_for(timeout=10_000)
+
+    confirmed = frame.locator("#log li[data-role=assistant]", has_text="congelada")
+    expect(confirmed).to_have_count(1, timeout=60_000)
+    assert confirmed.get_attribute("data-state") is None
+    assert "Cuota congelada del 2" in confirmed.inner_text()
+    member.screenshot(path=str(ARTIFACTS / "widget-freeze-approved.png"))
+
+    day = next_weekday()
+    booked = ask(frame, f"Resérvame spinning el {day.isoformat()}")
+
+    assert "Reserva confirmada: Spinning" in booked.inner_text()
+    assert booked.get_attribute("data-state") is None
+    member.screenshot(path=str(ARTIFACTS / "widget-booking.png"))
+    member.context.close()
+    staff.context.close()
+
+
+def test_widget_shows_html_from_the_tools_as_text(app, browser):
+    """A food whose name holds HTML and a script is shown as text: no element is
+    created and nothing runs."""
+    base, _, directory = app
+    subprocess.run(
+        [
+            sys.executable,
+            "manage.py",
+            "shell",
+            "-c",
+            "from decimal import Decimal as D\n"
+            "from gymnasia.gyms.models import Business\n"
+            "from gymnasia.nutrition.services import food_upsert\n"
+            "food_upsert(business=Business.objects.get(slug='gymnasia-demo'), "
+            f"name={HOSTILE_FOOD!r}, aliases='tarta casera', kcal_per_100g=D(300), "
+            "carbohydrates_per_100g=D(40), protein_per_100g=D(5), fat_per_100g=D(12))",
+        ],
+        cwd=ROOT,
+        env=embedded_env(directory),
+        check=True,
+    )
+    page = browser.new_page(locale="es-ES")
+    page.goto(site(base))
+    frame = open_widget(page)
+
+    reply = ask(frame, "¿Cuántos carbohidratos tiene la tarta casera?")
+
+    assert HOSTILE_FOOD in reply.inner_text()
+    assert frame.locator("#log img, #log script").count() == 0
+    assert frame.locator("body").evaluate("() => window.injected") is None
+    assert page.evaluate("() => window.injected") is None
+    page.screenshot(path=str(ARTIFACTS / "widget-escaped.png"))
+    page.close()
+
+
+def test_widget_says_clearly_when_the_identity_token_is_refused(app, browser):
+    """An expired sign-in is refused, never downgraded to an anonymous visitor: the
+    widget says so and sends nothing."""
+    from playwright.sync_api import expect
+
+    base, _, _ = app
+    page = browser.new_page(locale="es-ES")
+    page.goto(site(base, "?member=socio-1001&expired=1"))
+    frame = widget(page)
+    frame.locator("#launcher").click()
+
+    expect(frame.locator("#alert")).to_be_visible()
+    assert "No hemos podido confirmar quién eres" in frame.locator("#alert").inner_text()
+    expect(frame.locator("#text")).to_be_disabled()
+    assert frame.locator("#log li").count() == 0
+    page.screenshot(path=str(ARTIFACTS / "widget-identity-refused.png"))
+    page.close()
+
+
+def test_widget_on_a_phone_by_keyboard(app, browser):
+    """On a phone-sized screen the open panel fills the screen; the keyboard opens
+    it, sends, and closes it with Escape, returning focus to the launcher."""
+    from playwright.sync_api import expect
+
+    base, _, _ = app
+    context = browser.new_context(
+        locale="es-ES", viewport={"width": 390, "height": 760}, is_mobile=True
+    )
+    page = context.new_page()
+    page.goto(site(base))
+    frame = widget(page)
+    iframe = page.locator("iframe[data-gymnasia-widget]")
+    expect(frame.locator("#launcher")).to_have_attribute("aria-label", "Abrir el chat")
+
+    frame.locator("#launcher").focus()
+    page.keyboard.press("Enter")
+
+    expect(frame.locator("#panel")).to_be_visible()
+    assert frame.locator("body").evaluate("() => document.activeElement.id") == "text"
+    box = iframe.bounding_box()
+    assert box is not None and box["width"] == 390 and box["height"] == 760
+    page.keyboard.type("¿Cuántos carbohidratos tiene el arroz?")
+    page.keyboard.press("Enter")
+    expect(frame.locator("#log li[data-role=assistant]")).to_have_count(
+        1, timeout=20_000
+    )
+    page.screenshot(path=str(ARTIFACTS / "widget-phone.png"))
+
+    page.keyboard.press("Escape")
+
+    expect(frame.locator("#panel")).to_be_hidden()
+    assert (
+        frame.locator("body").evaluate("() => document.activeElement.id") == "launcher"
+    )
+    box = iframe.bounding_box()
+    assert box is not None and box["width"] == 88
+    context.close()
