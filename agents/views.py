@@ -138,7 +138,7 @@ def demo_site(request: HttpRequest) -> HttpResponse:
     back end signing in a demo member; ``?member=<id>&expired=1`` shows a refused
     (expired) identity token.
     """
-    if not settings.DEBUG:
+    if not settings.DEMO_SITE:
         raise Http404
     host, _, port = request.get_host().rpartition(":")
     if not host:

@@ -206,6 +206,10 @@ SECURE_HSTS_PRELOAD = not DEBUG
 SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"
 X_FRAME_OPTIONS = "DENY"
+
+# The demo gym's website (with the widget and signed-in demo members) is part of the
+# embedded default only.
+DEMO_SITE = DEBUG
 CSRF_TRUSTED_ORIGINS = _list("CSRF_TRUSTED_ORIGINS")
 
 # Celery. Without a broker URL the embedded default uses kombu's filesystem

@@ -170,3 +170,43 @@ def test_test_connection_action_records_the_health_check(demo, settings):
         )
     stripe.refresh_from_db()
     assert (stripe.status, stripe.last_error) == ("connected", "")
+
+
+@pytest.mark.parametrize(
+    "origins",
+    [
+        "https://gym.example; script-src *",
+        "https://gym.example/path",
+        "gym.example",
+        "javascript:alert(1)",
+    ],
+)
+def test_an_allowed_origin_that_is_not_one_is_a_form_error(demo, origins, settings):
+    """Only scheme://host[:port] may be listed: nothing else reaches the widget's
+    frame policy or CORS, and nothing is saved."""
+    settings.LANGUAGE_CODE = "en"
+    url, _ = agent_page(demo)
+    kept = Agent.objects.get().allowed_origins
+
+    response = post_changes(demo, url, "agent_form", {"allowed_origins": origins})
+
+    assert response.status_code == 200
+    assert "is not an origin like https://gym.example" in response.content.decode()
+    assert Agent.objects.get().allowed_origins == kept
+
+
+def test_allowed_origins_are_stored_as_browsers_send_them(demo):
+    url, _ = agent_page(demo)
+
+    response = post_changes(
+        demo,
+        url,
+        "agent_form",
+        {"allowed_origins": "HTTPS://Gym.Example/\n\n  http://localhost:8000  "},
+    )
+
+    assert response.status_code == 302
+    assert Agent.objects.get().origins() == [
+        "https://gym.example",
+        "http://localhost:8000",
+    ]

@@ -51,7 +51,7 @@ class Command(BaseCommand):
             f"Gymnasia at {base}/  (admin: {base}/admin/, staff inbox: {base}/inbox/, "
             f"conversation API: {base}/api/v1/conversations)"
         )
-        if settings.DEBUG:
+        if settings.DEMO_SITE:
             self.stdout.write(
                 f"Demo gym site with the chat widget: "
                 f"http://localhost:{options['port']}/demo/  (as a signed-in member: "

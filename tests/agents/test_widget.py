@@ -1,0 +1,388 @@
+"""The widget's pages and the API's browser-facing headers: who may frame the
+widget, who may read the API from another site, rate limits, the demo gym site."""
+
+from __future__ import annotations
+
+import time
+from io import StringIO
+
+import jwt
+import pytest
+from django.core.management import CommandError, call_command
+
+from agents import api
+from agents.models import Agent, Conversation, Message
+
+pytestmark = pytest.mark.django_db
+
+GYM = "https://gym.example"
+GYM_WWW = "https://www.gym.example"
+ELSEWHERE = "https://elsewhere.example"
+
+
+@pytest.fixture
+def agent():
+    call_command("seed_demo", stdout=StringIO())
+    agent = Agent.objects.get()
+    agent.allowed_origins = f"{GYM}\n{GYM_WWW}"
+    agent.save(update_fields=["allowed_origins"])
+    return agent
+
+
+@pytest.fixture(autouse=True)
+def demo_site(settings):
+    settings.DEMO_SITE = True
+
+
+@pytest.fixture
+def other_agent(agent):
+    """A second agent of the same gym, embedded on another site."""
+    from agents.services import agent_create
+
+    return agent_create(business=agent.business, name="Otro", allowed_origins=ELSEWHERE)
+
+
+def start(client, agent, origin=None, address="10.0.0.1"):
+    headers = {"Origin": origin} if origin else {}
+    return client.post(
+        "/api/v1/conversations",
+        {"agent": agent.public_key},
+        content_type="application/json",
+        headers=headers,
+        REMOTE_ADDR=address,
+    )
+
+
+def send(client, started, text="hola", address="10.0.0.1"):
+    data = started.json()
+    return client.post(
+        f"/api/v1/conversations/{data['conversation']}/messages",
+        {"text": text},
+        content_type="application/json",
+        headers={"Authorization": f"Bearer {data['token']}"},
+        REMOTE_ADDR=address,
+    )
+
+
+def frame_ancestors(response) -> str:
+    directives = [
+        d.strip() for d in response["Content-Security-Policy"].split(";") if d.strip()
+    ]
+    found = [d for d in directives if d.startswith("frame-ancestors")]
+    assert len(found) == 1, directives
+    return found[0]
+
+
+# Framing
+
+
+def test_widget_page_may_be_framed_by_the_agents_origins_only(client, agent):
+    """The widget page names exactly the allowed origins in frame-ancestors and
+    sends no X-Frame-Options that would deny them."""
+    response = client.get(f"/widget/{agent.public_key}/")
+
+    assert response.status_code == 200
+    assert frame_ancestors(response) == f"frame-ancestors {GYM} {GYM_WWW}"
+    assert "X-Frame-Options" not in response
+    assert "script-src 'self'" in response["Content-Security-Policy"]
+
+
+def test_widget_page_without_allowed_origins_is_framed_by_nobody(client, agent):
+    agent.allowed_origins = ""
+    agent.save(update_fields=["allowed_origins"])
+
+    response = client.get(f"/widget/{agent.public_key}/")
+
+    assert frame_ancestors(response) == "frame-ancestors 'none'"
+
+
+def test_a_malformed_origin_never_reaches_the_policy(client, agent):
+    """An origin stored without the admin's check cannot add a directive."""
+    agent.allowed_origins = f"{GYM}\nhttps://evil.example; script-src *\njavascript:1"
+    agent.save(update_fields=["allowed_origins"])
+
+    response = client.get(f"/widget/{agent.public_key}/")
+
+    assert frame_ancestors(response) == f"frame-ancestors {GYM}"
+    assert "script-src *" not in response["Content-Security-Policy"]
+
+
+def test_widget_page_of_an_unknown_agent_is_not_found(client, agent):
+    assert client.get("/widget/ag_nobody/").status_code == 404
+
+
+@pytest.mark.parametrize(
+    "path", ["/", "/admin/login/", "/inbox/", "/widget.js", "/healthz"]
+)
+def test_every_other_page_denies_framing(client, agent, path):
+    response = client.get(path)
+
+    assert response["X-Frame-Options"] == "DENY"
+
+
+def test_the_api_denies_framing(client, agent):
+    assert start(client, agent)["X-Frame-Options"] == "DENY"
+
+
+def test_widget_page_is_in_the_agents_language_and_says_when_offline(client, agent):
+    page = client.get(f"/widget/{agent.public_key}/").content.decode()
+
+    assert '<html lang="es">' in page
+    assert "Abrir el chat" in page
+    assert 'id="offline-note"' in page
+
+
+def test_widget_page_does_not_show_the_offline_note_with_a_provider_key(
+    client, agent, settings
+):
+    settings.OPENAI_API_KEY = "sk-test"
+    agent.provider = Agent.Provider.OPENAI
+    agent.save(update_fields=["provider"])
+
+    page = client.get(f"/widget/{agent.public_key}/").content.decode()
+
+    assert 'id="offline-note"' not in page
+    assert "sk-test" not in page
+
+
+def test_widget_page_holds_no_secret(client, agent):
+    page = client.get(f"/widget/{agent.public_key}/").content.decode()
+
+    assert agent.identity_secret not in page
+    assert agent.identity_secret_encrypted not in page
+
+
+def test_the_loader_is_javascript(client, agent):
+    response = client.get("/widget.js")
+
+    assert response["Content-Type"].startswith("text/javascript")
+    assert b"data-agent" in response.content
+
+
+# CORS
+
+
+def test_a_preflight_from_an_allowed_origin_is_answered(client, agent):
+    response = client.options(
+        "/api/v1/conversations",
+        headers={
+            "Origin": GYM,
+            "Access-Control-Request-Method": "POST",
+            "Access-Control-Request-Headers": "content-type",
+        },
+    )
+
+    assert response.status_code == 204
+    assert response["Access-Control-Allow-Origin"] == GYM
+    assert "POST" in response["Access-Control-Allow-Methods"]
+    assert "Authorization" in response["Access-Control-Allow-Headers"]
+    assert "Origin" in response["Vary"]
+
+
+def test_a_preflight_from_an_unlisted_origin_gets_no_cors(client, agent):
+    response = client.options(
+        "/api/v1/conversations",
+        headers={"Origin": "https://unlisted.example"},
+    )
+
+    assert "Access-Control-Allow-Origin" not in response
+
+
+def test_starting_from_an_allowed_origin_may_be_read(client, agent):
+    response = start(client, agent, origin=GYM_WWW)
+
+    assert response.status_code == 201
+    assert response["Access-Control-Allow-Origin"] == GYM_WWW
+
+
+def test_an_origin_of_another_agent_may_not_read_this_agents_answers(
+    client, agent, other_agent
+):
+    response = start(client, agent, origin=ELSEWHERE)
+
+    assert "Access-Control-Allow-Origin" not in response
+    assert start(client, other_agent, origin=ELSEWHERE)[
+        "Access-Control-Allow-Origin"
+    ] == (ELSEWHERE)
+
+
+def test_messages_answer_cors_for_the_conversations_agent_only(client, agent):
+    started = start(client, agent).json()
+    url = f"/api/v1/conversations/{started['conversation']}/messages"
+    bearer = {"Authorization": f"Bearer {started['token']}"}
+
+    allowed = client.get(url, headers={**bearer, "Origin": GYM})
+    unlisted = client.get(url, headers={**bearer, "Origin": "https://unlisted.example"})
+    preflight = client.options(url, headers={"Origin": GYM})
+    refused = client.get(url, headers={"Authorization": "Bearer nope", "Origin": GYM})
+
+    assert allowed["Access-Control-Allow-Origin"] == GYM
+    assert "Access-Control-Allow-Origin" not in unlisted
+    assert preflight.status_code == 204
+    assert preflight["Access-Control-Allow-Origin"] == GYM
+    assert refused.status_code == 401  # a client on the gym's site can read why
+    assert refused["Access-Control-Allow-Origin"] == GYM
+
+
+def test_the_sites_own_pages_need_no_cors(client, agent):
+    response = start(client, agent, origin="http://testserver")
+
+    assert response.status_code == 201
+    assert "Access-Control-Allow-Origin" not in response
+
+
+# Rate limits
+
+
+def test_sending_is_limited_per_address_across_conversations(
+    client, agent, monkeypatch, row_counts
+):
+    """One address cannot get round the per-conversation limit by opening more
+    conversations; another address is not affected."""
+    monkeypatch.setattr(api, "SENDS_PER_MINUTE_PER_ADDRESS", 3)
+    first, second = start(client, agent), start(client, agent)
+    for started in (first, first, second):
+        assert send(client, started).status_code == 200
+    before = row_counts()
+
+    refused = send(client, second)
+
+    assert refused.status_code == 429
+    assert refused.json()["error"] == "rate_limited"
+    assert row_counts() == before
+    assert send(client, second, address="10.0.0.2").status_code == 200
+
+
+def test_sending_is_limited_per_conversation(client, agent, row_counts):
+    started = start(client, agent)
+    for _ in range(api.MESSAGES_PER_MINUTE):
+        assert send(client, started).status_code == 200
+    before = row_counts()
+
+    refused = send(client, started)
+
+    assert refused.status_code == 429
+    assert row_counts() == before
+
+
+# The demo gym's site
+
+
+def test_demo_site_embeds_the_widget_from_the_apps_other_origin(client, agent):
+    response = client.get("/demo/", HTTP_HOST="localhost:8000")
+
+    page = response.content.decode()
+    assert response.status_code == 200
+    assert 'src="http://127.0.0.1:8000/widget.js"' in page
+    assert f'data-agent="{agent.public_key}"' in page
+    assert "data-identity-token" not in page
+
+
+def test_demo_site_is_served_as_localhost(client, agent):
+    response = client.get("/demo/?member=socio-1001", HTTP_HOST="127.0.0.1:8000")
+
+    assert response.status_code == 302
+    assert response["Location"] == "http://localhost:8000/demo/?member=socio-1001"
+
+
+def test_demo_site_signs_in_a_demo_member_as_a_gyms_back_end_would(client, agent):
+    page = client.get(
+        "/demo/?member=socio-1002", HTTP_HOST="localhost:8000"
+    ).content.decode()
+
+    token = page.split('data-identity-token="')[1].split('"')[0]
+    claims = jwt.decode(
+        token, agent.identity_secret, algorithms=["HS256"], audience=agent.public_key
+    )
+    assert claims["sub"] == "socio-1002"
+    assert time.time() < claims["exp"] <= time.time() + 3600
+
+
+def test_demo_sites_expired_sign_in_is_refused_by_the_api(client, agent, row_counts):
+    page = client.get(
+        "/demo/?member=socio-1001&expired=1", HTTP_HOST="localhost:8000"
+    ).content.decode()
+    token = page.split('data-identity-token="')[1].split('"')[0]
+    before = row_counts()
+
+    response = client.post(
+        "/api/v1/conversations",
+        {"agent": agent.public_key, "identity_token": token},
+        content_type="application/json",
+    )
+
+    assert response.status_code == 401
+    assert row_counts() == before
+
+
+def test_demo_site_is_not_served_in_production(client, agent, settings):
+    settings.DEMO_SITE = False
+
+    assert client.get("/demo/", HTTP_HOST="localhost").status_code == 404
+
+
+def test_seed_demo_allows_the_demo_sites_origin_once(db):
+    call_command(
+        "seed_demo", "--site-origin", "http://localhost:8001", stdout=StringIO()
+    )
+    call_command(
+        "seed_demo", "--site-origin", "http://localhost:8001", stdout=StringIO()
+    )
+    call_command(
+        "seed_demo", "--site-origin", "http://localhost:8002", stdout=StringIO()
+    )
+
+    assert Agent.objects.get().origins() == [
+        "http://localhost:8001",
+        "http://localhost:8002",
+    ]
+
+
+def test_seed_demo_refuses_a_site_origin_that_is_not_one(db, row_counts):
+    before = row_counts()
+
+    with pytest.raises(CommandError, match="not an origin"):
+        call_command(
+            "seed_demo", "--site-origin", "localhost:8000/demo", stdout=StringIO()
+        )
+
+    assert row_counts() == before
+
+
+def test_no_conversation_is_started_by_loading_pages(client, agent):
+    client.get(f"/widget/{agent.public_key}/")
+    client.get("/demo/?member=socio-1001", HTTP_HOST="localhost:8000")
+
+    assert Conversation.objects.count() == 0
+    assert Message.objects.count() == 0
+
+
+def test_the_operator_reads_and_replaces_an_agents_identity_secret(agent, client):
+    """The secret comes from the server's terminal; a new one refuses tokens signed
+    with the old."""
+    out = StringIO()
+    call_command("agent_identity_secret", agent.public_key, stdout=out)
+    old = out.getvalue().strip()
+    assert old == agent.identity_secret
+
+    out = StringIO()
+    call_command("agent_identity_secret", agent.public_key, "--new", stdout=out)
+    new = out.getvalue().strip()
+
+    assert new != old and len(new) >= 43
+    claims = {"sub": "socio-1001", "aud": agent.public_key, "exp": time.time() + 600}
+    for secret, status in ((old, 401), (new, 201)):
+        response = client.post(
+            "/api/v1/conversations",
+            {
+                "agent": agent.public_key,
+                "identity_token": jwt.encode(claims, secret, algorithm="HS256"),
+            },
+            content_type="application/json",
+        )
+        assert response.status_code == status
+
+
+def test_an_unknown_agents_identity_secret_is_an_error(agent):
+    with pytest.raises(CommandError, match="No agent"):
+        call_command("agent_identity_secret", "ag_nobody", stdout=StringIO())
