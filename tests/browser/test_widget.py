@@ -206,7 +206,9 @@ def test_widget_says_clearly_when_the_identity_token_is_refused(app, browser):
     frame.locator("#launcher").click()
 
     expect(frame.locator("#alert")).to_be_visible()
-    assert "No hemos podido confirmar quién eres" in frame.locator("#alert").inner_text()
+    assert (
+        "No hemos podido confirmar quién eres" in frame.locator("#alert").inner_text()
+    )
     expect(frame.locator("#text")).to_be_disabled()
     assert frame.locator("#log li").count() == 0
     page.screenshot(path=str(ARTIFACTS / "widget-identity-refused.png"))
