@@ -132,4 +132,10 @@ def test_embedded_run_serves_admin_with_the_demo_owner(embedded_app):
     foods = browser.open(f"{base}/admin/nutrition/food/?q=arroz").read().decode()
     assert "Arroz blanco (cocido)" in foods
     assert "Arroz integral (cocido)" in foods
-    assert "celery@" in log_path.read_text()
+    log = log_path.read_text()
+    assert "celery@" in log
+    port = base.rsplit(":", 1)[1]
+    demo = f"http://localhost:{port}/demo/"
+    assert f"Demo gym site with the chat widget: {demo}" in log
+    site = browser.open(demo).read().decode()
+    assert f'src="{base}/widget.js"' in site

@@ -5,6 +5,7 @@ embeds the widget served from ``127.0.0.1``, two origins as in a real gym."""
 from __future__ import annotations
 
 import datetime
+import json
 import subprocess
 import sys
 
@@ -253,3 +254,79 @@ def test_widget_on_a_phone_by_keyboard(app, browser):
     box = iframe.bounding_box()
     assert box is not None and box["width"] == 88
     context.close()
+
+
+def sse(*events: tuple[str, dict]) -> str:
+    return "".join(
+        f"event: {name}\ndata: {json.dumps(data, ensure_ascii=False)}\n\n"
+        for name, data in events
+    )
+
+
+def test_widget_follows_the_streaming_protocol_and_shows_each_state(app, browser):
+    """Against a turn answered with the documented events: text streamed before a
+    ``discard`` is not part of the reply; replies that wait, were not done or could
+    not be confirmed each look different from a done one; Markdown is rendered and
+    HTML is not. (The server's side of the protocol is tested in tests/agents.)"""
+    base, _, _ = app
+    not_done = "No he podido hacer el cambio que pediste."
+    not_confirmed = (
+        "No he podido confirmar que el cambio se haya guardado; una persona del "
+        "equipo lo revisará."
+    )
+    stamp = "2026-11-30T10:00:00+00:00"
+
+    def message(id_: str, role: str, text: str) -> dict:
+        return {"id": id_, "role": role, "text": text, "created_at": stamp}
+
+    turn = sse(
+        ("message", message("90001", "member", "varias cosas")),
+        ("delta", {"text": "Voy a consultarlo"}),
+        ("discard", {}),
+        ("delta", {"text": WAITS}),
+        ("message", message("90002", "assistant", WAITS + "\n\n**Listo** <b>x</b>")),
+        ("message", message("90003", "assistant", not_done + "\n\nLo siento.")),
+        ("message", message("90004", "assistant", not_confirmed + "\n\nUn momento.")),
+        ("message", message("90005", "notice", "El equipo revisó tu solicitud.")),
+        ("message", message("90006", "assistant", "- uno\n- dos")),
+        ("done", {}),
+    )
+
+    def answer(route):
+        if route.request.method == "POST":
+            route.fulfill(
+                status=200, content_type="text/event-stream; charset=utf-8", body=turn
+            )
+        else:
+            route.fulfill(status=200, json={"messages": []})
+
+    page = browser.new_page(locale="es-ES")
+    page.route("**/api/v1/conversations/*/messages*", answer)
+    page.goto(site(base))
+    frame = open_widget(page)
+
+    frame.locator("#text").fill("varias cosas")
+    frame.locator("#text").press("Enter")
+
+    from playwright.sync_api import expect
+
+    items = frame.locator("#log > li")
+    expect(items).to_have_count(6)
+    assert [items.nth(i).get_attribute("data-state") for i in range(6)] == [
+        None,
+        "waits",
+        "not_done",
+        "not_confirmed",
+        None,
+        None,
+    ]
+    assert "Voy a consultarlo" not in frame.locator("#conversation").inner_text()
+    expect(frame.locator("#live")).to_be_hidden()
+    expect(frame.locator("#typing")).to_be_hidden()
+    waits = items.nth(1)
+    assert waits.locator("strong").inner_text() == "Listo"
+    assert "<b>x</b>" in waits.inner_text() and waits.locator("b").count() == 0
+    assert items.nth(4).get_attribute("data-role") == "notice"
+    assert items.nth(5).locator("ul li").all_inner_texts() == ["uno", "dos"]
+    page.screenshot(path=str(ARTIFACTS / "widget-states.png"))
+    page.close()

@@ -135,9 +135,8 @@
   var INLINE = /(`[^`\n]+`)|(\*\*[^*\n]+\*\*)|(\*[^*\s][^*\n]*\*)|(\[[^\]\n]+\]\((https?:\/\/[^\s)]+|mailto:[^\s)]+)\))/g;
 
   function appendInline(parent, text) {
-    var at = 0, match;
-    INLINE.lastIndex = 0;
-    while ((match = INLINE.exec(text)) !== null) {
+    var at = 0, match, inline = new RegExp(INLINE.source, "g");  // own state: nested calls
+    while ((match = inline.exec(text)) !== null) {
       if (match.index > at) parent.appendChild(document.createTextNode(text.slice(at, match.index)));
       var node;
       if (match[1]) {
@@ -157,7 +156,7 @@
         node.textContent = match[4].slice(1, match[4].indexOf("]("));
       }
       parent.appendChild(node);
-      at = INLINE.lastIndex;
+      at = inline.lastIndex;
     }
     if (at < text.length) parent.appendChild(document.createTextNode(text.slice(at)));
   }
