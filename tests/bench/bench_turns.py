@@ -41,15 +41,17 @@ async def _send_all(base: str, conversations: list[tuple[str, str]]) -> list[flo
     limits = httpx.Limits(max_connections=len(conversations) + 10)
     async with httpx.AsyncClient(base_url=base, timeout=60, limits=limits) as client:
 
-        async def one(conversation: str, token: str) -> float:
+        async def one(index: int, conversation: str, token: str) -> float:
             started = time.perf_counter()
             response = await client.post(
                 f"/api/v1/conversations/{conversation}/messages",
                 json={"text": "hola"},
-                # As from the TLS proxy production runs behind.
+                # As from the TLS proxy production runs behind, one member (and
+                # address) per conversation; uvicorn trusts a proxy on loopback.
                 headers={
                     "Authorization": f"Bearer {token}",
                     "X-Forwarded-Proto": "https",
+                    "X-Forwarded-For": f"10.1.{index // 250}.{index % 250 + 1}",
                 },
             )
             response.raise_for_status()
@@ -61,7 +63,11 @@ async def _send_all(base: str, conversations: list[tuple[str, str]]) -> list[flo
                 raise AssertionError(f"unexpected reply: {reply}")
             return time.perf_counter() - started
 
-        return list(await asyncio.gather(*(one(c, t) for c, t in conversations)))
+        return list(
+            await asyncio.gather(
+                *(one(i, c, t) for i, (c, t) in enumerate(conversations))
+            )
+        )
 
 
 def run(database_url: str, turns: int) -> None:
