@@ -15,7 +15,7 @@ from typing import Any, cast
 
 import httpx2
 import openai
-from openai.types.responses import Response, ResponseStreamEvent
+from openai.types.responses import Response
 
 from agents.providers.base import (
     AssistantStep,
@@ -96,50 +96,56 @@ class OpenAIProvider:
         if not self.streaming:
             response: Response = await self._create(params, stream=False)
             if response.status != "completed":
-                raise ProviderError("cut_off", _unfinished(response))
+                raise ProviderError(
+                    "cut_off", _unfinished(response.model_dump(mode="json"))
+                )
             output = [_dump(item) for item in response.output]
             if response.output_text:
                 yield TextDelta(response.output_text)
             yield _step_done(response.output_text, output)
             return
 
-        stream: openai.AsyncStream[ResponseStreamEvent] = await self._create(
+        # Events arrive as the JSON the server sent: building an SDK model of
+        # every event (one per few characters of text) costs more than the rest
+        # of the turn's own work.
+        stream: openai.AsyncStream[dict[str, Any]] = await self._create(
             params, stream=True
         )
         text: list[str] = []
         items: dict[int, dict[str, Any]] = {}
         async with stream:
             async for event in stream:
-                if event.type == "response.output_text.delta":
-                    text.append(event.delta)
-                    yield TextDelta(event.delta)
-                elif event.type in (
+                kind = event.get("type")
+                if kind == "response.output_text.delta":
+                    text.append(event["delta"])
+                    yield TextDelta(event["delta"])
+                elif kind in (
                     "response.output_item.added",
                     "response.output_item.done",
                 ):
-                    items[event.output_index] = _dump(event.item)
-                elif event.type == "response.function_call_arguments.delta":
-                    item = items.setdefault(event.output_index, {})
-                    item["arguments"] = item.get("arguments", "") + event.delta
-                elif event.type == "response.function_call_arguments.done":
-                    items.setdefault(event.output_index, {})["arguments"] = (
-                        event.arguments
-                    )
-                elif event.type == "response.completed":
+                    items[event["output_index"]] = dict(event["item"])
+                elif kind == "response.function_call_arguments.delta":
+                    item = items.setdefault(event["output_index"], {})
+                    item["arguments"] = item.get("arguments", "") + event["delta"]
+                elif kind == "response.function_call_arguments.done":
+                    items.setdefault(event["output_index"], {})["arguments"] = event[
+                        "arguments"
+                    ]
+                elif kind == "response.completed":
                     # The final output is authoritative; the reassembled items
                     # stand in only when a server leaves it empty.
-                    output = [_dump(item) for item in event.response.output] or [
+                    output = list(event["response"].get("output") or []) or [
                         items[index] for index in sorted(items)
                     ]
                     yield _step_done("".join(text), output)
                     return
-                elif event.type in ("response.failed", "response.incomplete"):
-                    raise ProviderError("cut_off", _unfinished(event.response))
-                elif event.type == "error":
+                elif kind in ("response.failed", "response.incomplete"):
+                    raise ProviderError("cut_off", _unfinished(event["response"]))
+                elif kind == "error":
                     raise ProviderError(
                         "cut_off",
-                        f"openai: error event mid-stream ({event.code}): "
-                        f"{event.message[:MAX_MESSAGE]}",
+                        f"openai: error event mid-stream ({event.get('code')}): "
+                        f"{str(event.get('message'))[:MAX_MESSAGE]}",
                     )
         raise ProviderError("cut_off", "openai: the stream ended before it completed")
 
@@ -157,7 +163,8 @@ class OpenAIProvider:
             body={**params, "stream": stream},
             cast_to=Response,
             stream=stream,
-            stream_cls=openai.AsyncStream[ResponseStreamEvent],
+            # ``object``: the SDK hands each event over as parsed JSON.
+            stream_cls=openai.AsyncStream[object],
             options={"security": {"bearer_auth": True}},
         )
 
@@ -262,11 +269,13 @@ def _dump(item: Any) -> dict[str, Any]:
     return cast(dict[str, Any], item.model_dump(mode="json", exclude_none=True))
 
 
-def _unfinished(response: Response) -> str:
+def _unfinished(response: dict[str, Any]) -> str:
     """Why a response did not complete, in a few words."""
     reason = ""
-    if response.incomplete_details is not None:
-        reason = str(response.incomplete_details.reason)
-    elif response.error is not None:
-        reason = f"{response.error.code}: {response.error.message[:MAX_MESSAGE]}"
-    return f"openai: response {response.status}: {reason}".rstrip(": ")
+    details = response.get("incomplete_details")
+    error = response.get("error")
+    if details:
+        reason = str(details.get("reason"))
+    elif error:
+        reason = f"{error.get('code')}: {str(error.get('message'))[:MAX_MESSAGE]}"
+    return f"openai: response {response.get('status')}: {reason}".rstrip(": ")
