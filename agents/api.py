@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import time
 import uuid
 from collections.abc import AsyncIterator
@@ -43,6 +44,11 @@ from agents.models import Agent, Conversation
 from agents.turn import turn_run
 
 MAX_TEXT = 4000
+BODY_REFUSED = (
+    "The body must be a JSON object whose text has no NUL characters or lone "
+    "surrogates."
+)
+MESSAGE_ID = re.compile(r"[0-9]{1,18}")
 MESSAGES_PER_MINUTE = 30  # per conversation; the interface promises at least 20
 SENDS_PER_MINUTE_PER_ADDRESS = 120  # messages from one address, all conversations
 CONVERSATIONS_PER_MINUTE = 90  # per address; the interface promises at least 60
@@ -67,12 +73,31 @@ def _allowed(key: str, limit: int) -> bool:
         return True
 
 
+def _storable(value: Any) -> bool:
+    """Whether every string in a JSON value can be stored: JSON lets a body spell
+    lone surrogates and NUL characters, which no database column takes."""
+    if isinstance(value, str):
+        if "\x00" in value:
+            return False
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return False
+        return True
+    if isinstance(value, dict):
+        return all(_storable(k) and _storable(v) for k, v in value.items())
+    if isinstance(value, list):
+        return all(_storable(item) for item in value)
+    return True
+
+
 def _body(request: HttpRequest) -> dict[str, Any] | None:
+    """The JSON object of the body, or ``None`` when it is not one (a 400)."""
     try:
         value = json.loads(request.body or b"{}")
     except (ValueError, UnicodeDecodeError):
         return None
-    return value if isinstance(value, dict) else None
+    return value if isinstance(value, dict) and _storable(value) else None
 
 
 def _start(
@@ -153,15 +178,16 @@ async def conversations(request: HttpRequest) -> HttpResponseBase:
     if request.method == "OPTIONS":
         return await _cors(request, HttpResponse(status=204))
     if request.method != "POST":
-        return await _cors(request, error(405, "bad_request", "Use POST."))
+        refused = error(405, "bad_request", "Use POST.")
+        refused["Allow"] = "POST, OPTIONS"
+        return await _cors(request, refused)
     address = request.META.get("REMOTE_ADDR", "unknown")
     if not await db_call(_allowed, f"start:{address}", CONVERSATIONS_PER_MINUTE):
         detail = "Too many new conversations; try again in a minute."
         return await _cors(request, error(429, "rate_limited", detail))
     body = _body(request)
     if body is None:
-        detail = "The body must be a JSON object."
-        return await _cors(request, error(400, "bad_request", detail))
+        return await _cors(request, error(400, "bad_request", BODY_REFUSED))
     status, answer, agent = await db_call(
         _start, body.get("agent"), body.get("identity_token")
     )
@@ -208,9 +234,13 @@ async def _answer(request: HttpRequest, conversation: Conversation) -> HttpRespo
     if request.method == "GET":
         return await _read(request, conversation)
     if request.method != "POST":
-        return error(405, "bad_request", "Use GET or POST.")
+        refused = error(405, "bad_request", "Use GET or POST.")
+        refused["Allow"] = "GET, POST, OPTIONS"
+        return refused
     body = _body(request)
-    text = body.get("text") if body is not None else None
+    if body is None:
+        return error(400, "bad_request", BODY_REFUSED)
+    text = body.get("text")
     if not isinstance(text, str) or not text.strip():
         return error(400, "bad_request", "'text' must be 1 to 4,000 characters.")
     if len(text) > MAX_TEXT:
@@ -266,7 +296,7 @@ async def _read(request: HttpRequest, conversation: Conversation) -> JsonRespons
     after_text = request.GET.get("after")
     after = None
     if after_text:
-        if not after_text.isdigit():
+        if not MESSAGE_ID.fullmatch(after_text):
             return error(400, "bad_request", "'after' must be a message id.")
         after = int(after_text)
 

@@ -330,3 +330,83 @@ def test_an_unavailable_catalog_is_said_so_without_figures(client, agent):
     text = reply["messages"][-1]["text"]
     assert "No puedo consultar el catálogo de alimentos ahora mismo" in text
     assert "28" not in text and "Arroz blanco" not in text
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        b'{"text": "a\\u0000b"}',
+        b'{"text": "\\ud800"}',
+        b'{"text": "hola", "extra": ["\\udfff"]}',
+    ],
+)
+def test_text_no_database_can_store_is_a_bad_request(client, agent, body, row_counts):
+    """JSON can spell NUL characters and lone surrogates; they are refused before
+    anything is stored (found by fuzzing: a server error on PostgreSQL)."""
+    started = start(client, agent).json()
+    before = row_counts()
+
+    response = client.post(
+        f"/api/v1/conversations/{started['conversation']}/messages",
+        body,
+        content_type="application/json",
+        headers={"Authorization": f"Bearer {started['token']}"},
+    )
+
+    assert response.status_code == 400
+    assert response.json()["error"] == "bad_request"
+    assert row_counts() == before
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        b'{"agent": "a\\u0000b"}',
+        b'{"agent": "\\ud800"}',
+        b'{"agent": "AGENT", "identity_token": "\\ud800"}',
+    ],
+)
+def test_a_start_no_database_can_store_is_a_bad_request(
+    client, agent, body, row_counts
+):
+    before = row_counts()
+
+    response = client.post(
+        "/api/v1/conversations",
+        body.replace(b"AGENT", agent.public_key.encode()),
+        content_type="application/json",
+    )
+
+    assert response.status_code == 400
+    assert row_counts() == before
+
+
+@pytest.mark.parametrize("after", ["²", "١٢", "1" * 19, "-1", "1.0"])
+def test_after_must_be_a_plain_message_id(client, agent, after):
+    """Only ASCII digits name a message (``²`` passed ``isdigit`` and then failed)."""
+    started = start(client, agent).json()
+
+    response = client.get(
+        f"/api/v1/conversations/{started['conversation']}/messages",
+        {"after": after},
+        headers={"Authorization": f"Bearer {started['token']}"},
+    )
+
+    assert response.status_code == 400
+    assert response.json()["error"] == "bad_request"
+
+
+def test_a_method_the_api_does_not_take_says_which_it_does(client, agent):
+    started = start(client, agent).json()
+    bearer = {"Authorization": f"Bearer {started['token']}"}
+
+    on_start = client.put("/api/v1/conversations")
+    on_messages = client.delete(
+        f"/api/v1/conversations/{started['conversation']}/messages", headers=bearer
+    )
+
+    assert (on_start.status_code, on_start["Allow"]) == (405, "POST, OPTIONS")
+    assert (on_messages.status_code, on_messages["Allow"]) == (
+        405,
+        "GET, POST, OPTIONS",
+    )
