@@ -139,3 +139,62 @@ def test_embedded_run_serves_admin_with_the_demo_owner(embedded_app):
     assert f"Demo gym site with the chat widget: {demo}" in log
     site = browser.open(demo).read().decode()
     assert f'src="{base}/widget.js"' in site
+
+
+def children_of(pid: int) -> list[int]:
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid:
+            found.append(int(stat.parent.name))
+    return found
+
+
+def alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="reads processes from /proc")
+def test_stopping_the_server_stops_its_worker(tmp_path):
+    """A SIGTERM to ``serve`` alone (as a process manager sends it) stops the web
+    server and the Celery worker it started; none is left behind."""
+    env = embedded_env(tmp_path)
+    manage = [sys.executable, "manage.py"]
+    subprocess.run(
+        [*manage, "migrate", "--noinput", "-v0"], cwd=ROOT, env=env, check=True
+    )
+    log_path = tmp_path / "serve.log"
+    with log_path.open("w+") as log:
+        process = subprocess.Popen(
+            [*manage, "serve", "--port", str(free_port())],
+            cwd=ROOT,
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+        try:
+            deadline = time.monotonic() + 60
+            while "ready." not in log_path.read_text():
+                assert time.monotonic() < deadline, log_path.read_text()
+                time.sleep(0.3)
+            workers = children_of(process.pid)
+            assert workers, "serve started no worker"
+
+            process.send_signal(signal.SIGTERM)
+            process.wait(timeout=30)
+
+            deadline = time.monotonic() + 20
+            while any(alive(pid) for pid in workers):
+                assert time.monotonic() < deadline, "the worker was left running"
+                time.sleep(0.2)
+        finally:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(process.pid, signal.SIGKILL)

@@ -57,6 +57,10 @@ class Command(BaseCommand):
                 f"http://localhost:{options['port']}/demo/  (as a signed-in member: "
                 f"http://localhost:{options['port']}/demo/?member=socio-1001)"
             )
+        # uvicorn shuts down gracefully on SIGTERM, then raises the signal again;
+        # handled here, it ends this command through the ``finally`` below, so the
+        # worker stops too instead of being left behind.
+        signal.signal(signal.SIGTERM, _exit_on_signal)
         try:
             uvicorn.run(
                 "gymnasia.asgi:application",
@@ -72,3 +76,7 @@ class Command(BaseCommand):
                     worker.wait(timeout=15)
                 except subprocess.TimeoutExpired:
                     worker.kill()
+
+
+def _exit_on_signal(signum: int, frame: object) -> None:
+    raise SystemExit(128 + signum)
