@@ -8,6 +8,7 @@ import datetime
 import json
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -329,4 +330,51 @@ def test_widget_follows_the_streaming_protocol_and_shows_each_state(app, browser
     assert items.nth(4).get_attribute("data-role") == "notice"
     assert items.nth(5).locator("ul li").all_inner_texts() == ["uno", "dos"]
     page.screenshot(path=str(ARTIFACTS / "widget-states.png"))
+    page.close()
+
+
+def test_widget_never_shows_one_members_conversation_to_another(app, browser):
+    """In one browser tab, the conversation kept for a signed-in member is not
+    reopened for another member or for an anonymous visitor."""
+    from playwright.sync_api import expect
+
+    base, _, _ = app
+    page = browser.new_context(locale="es-ES").new_page()
+    page.goto(site(base, "?member=socio-1002"))
+    frame = open_widget(page)
+    ask(frame, "¿Cómo va mi cuota?")
+    page.reload()
+    expect(widget(page).locator("#log > li")).to_have_count(2)
+
+    for other in ("?member=socio-1003", ""):
+        page.goto(site(base, other))
+        frame = widget(page)
+        frame.locator("#launcher").click()
+        frame.locator("#text").wait_for()
+        page.wait_for_timeout(500)  # time for any history to load, were it kept
+        assert frame.locator("#log > li").count() == 0
+    page.context.close()
+
+
+def test_a_page_signs_a_member_in_with_gymnasia_identify(app, browser):
+    """A page that signs its member in after loading hands the token over with
+    ``Gymnasia.identify``: the conversation is the member's from then on."""
+    import jwt
+
+    base, lines, _ = app
+    token = jwt.encode(
+        {"sub": "socio-1003", "aud": lines["agent"], "exp": int(time.time()) + 600},
+        lines["identity secret"],
+        algorithm="HS256",
+    )
+    page = browser.new_page(locale="en-GB")
+    page.goto(site(base))
+    frame = widget(page)
+    frame.locator("#launcher").wait_for()
+
+    page.evaluate("token => window.Gymnasia.identify(token)", token)
+    frame = open_widget(page)
+    reply = ask(frame, "How is my membership?")
+
+    assert "Cuota mensual" in reply.inner_text()  # the member's own plan
     page.close()
