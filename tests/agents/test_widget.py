@@ -128,6 +128,7 @@ def test_widget_page_is_in_the_agents_language_and_says_when_offline(client, age
     page = client.get(f"/widget/{agent.public_key}/").content.decode()
 
     assert '<html lang="es">' in page
+    assert f'<h1 id="panel-title">{agent.name}</h1>' in page
     assert "Abrir el chat" in page
     assert 'id="offline-note"' in page
 
