@@ -16,7 +16,7 @@ from typing import Any, cast
 
 import anthropic
 import httpx2
-from anthropic.types import Message, RawMessageStreamEvent
+from anthropic.types import Message
 
 from agents.providers.base import (
     AssistantStep,
@@ -134,9 +134,11 @@ class AnthropicProvider:
             yield StepDone(whole_text, calls, {_STATE_KEY: {"content": content}})
             return
 
-        stream: anthropic.AsyncStream[
-            RawMessageStreamEvent
-        ] = await self._client.messages.create(**params, stream=True)
+        # The SDK does the request, authentication, SSE framing and error events;
+        # the events it hands over are the server's JSON (an SDK model per event,
+        # and re-typing the whole history per request, cost more than the rest of
+        # a tool call's work).
+        stream: anthropic.AsyncStream[dict[str, Any]] = await self._stream_post(params)
         blocks: dict[int, dict[str, Any]] = {}
         buffers: dict[int, list[str]] = {}
         text: list[str] = []
@@ -144,29 +146,45 @@ class AnthropicProvider:
         stopped = False
         async with stream:
             async for event in stream:
-                if event.type == "content_block_start":
-                    blocks[event.index] = _dump(event.content_block)
-                elif event.type == "content_block_delta":
-                    block = blocks.setdefault(event.index, {})
-                    delta = event.delta
-                    if delta.type == "text_delta":
-                        block["text"] = block.get("text", "") + delta.text
-                        text.append(delta.text)
-                        yield TextDelta(delta.text)
-                    elif delta.type == "input_json_delta":
-                        buffers.setdefault(event.index, []).append(delta.partial_json)
-                    elif delta.type == "thinking_delta":
-                        block["thinking"] = block.get("thinking", "") + delta.thinking
-                    elif delta.type == "signature_delta":
-                        block["signature"] = delta.signature
-                elif event.type == "message_delta":
-                    stop_reason = event.delta.stop_reason
-                elif event.type == "message_stop":
+                kind = event.get("type")
+                if kind == "content_block_start":
+                    blocks[event["index"]] = _without_nulls(event["content_block"])
+                elif kind == "content_block_delta":
+                    block = blocks.setdefault(event["index"], {})
+                    delta = event["delta"]
+                    if delta["type"] == "text_delta":
+                        block["text"] = block.get("text", "") + delta["text"]
+                        text.append(delta["text"])
+                        yield TextDelta(delta["text"])
+                    elif delta["type"] == "input_json_delta":
+                        buffers.setdefault(event["index"], []).append(
+                            delta["partial_json"]
+                        )
+                    elif delta["type"] == "thinking_delta":
+                        block["thinking"] = (
+                            block.get("thinking", "") + delta["thinking"]
+                        )
+                    elif delta["type"] == "signature_delta":
+                        block["signature"] = delta["signature"]
+                elif kind == "message_delta":
+                    stop_reason = event["delta"].get("stop_reason")
+                elif kind == "message_stop":
                     stopped = True
         if not stopped or stop_reason not in _FINISHED:
             raise ProviderError("cut_off", _unfinished(stop_reason, stopped=stopped))
         content, calls = _finish_blocks(blocks, buffers)
         yield StepDone("".join(text), calls, {_STATE_KEY: {"content": content}})
+
+    async def _stream_post(self, params: dict[str, Any]) -> Any:
+        """``messages.create(stream=True)`` through the SDK's documented ``post``,
+        the events left as parsed JSON (``object``)."""
+        return await self._client.post(
+            "/v1/messages",
+            body={**params, "stream": True},
+            cast_to=Message,
+            stream=True,
+            stream_cls=anthropic.AsyncStream[object],
+        )
 
     def _failure(self, exc: Exception) -> ProviderError:
         """The neutral error for an SDK or transport exception."""
@@ -296,6 +314,11 @@ def _finish_blocks(
             )
         content.append(block)
     return content, tuple(calls)
+
+
+def _without_nulls(block: Mapping[str, Any]) -> dict[str, Any]:
+    """A streamed content block as a valid request param (no null fields)."""
+    return {key: value for key, value in block.items() if value is not None}
 
 
 def _dump(model: Any) -> dict[str, Any]:
