@@ -50,6 +50,7 @@ from tools.types import ToolCall, ToolResult
 Emit = Callable[[str, dict[str, Any]], Awaitable[None]]
 MAX_PROVIDER_ATTEMPTS = 3
 RETRYABLE = ("rate_limited", "overloaded", "unavailable")
+HANDOFF_TOOL = "handoff_to_staff"
 
 
 async def _ignore(name: str, data: dict[str, Any]) -> None:
@@ -218,7 +219,7 @@ async def turn_run(
             return state.messages
         steps_left -= 1
         await emit("discard", {})
-        await _run_tools(state, step)
+        await _run_tools(state, step, emit)
 
 
 async def _stream_step(
@@ -254,8 +255,11 @@ async def _stream_step(
     raise ProviderError("unavailable", "no attempt left")  # pragma: no cover
 
 
-async def _run_tools(state: TurnState, step: StepDone) -> None:
-    """Dispatch every call of a step; their results go back under their call ids."""
+async def _run_tools(state: TurnState, step: StepDone, emit: Emit) -> None:
+    """Dispatch every call of a step; their results go back under their call ids.
+
+    A case handed to staff at the member's request is also told in fixed words (a
+    notice), so the member sees it as handed over whatever the model writes."""
     step_message = await db_call(
         _store,
         state,
@@ -299,6 +303,19 @@ async def _run_tools(state: TurnState, step: StepDone) -> None:
         },
     )
     state.history.append(ToolResults(tuple(results)))
+    if any(
+        call.name == HANDOFF_TOOL and result.status == "ok"
+        for call, result in zip(step.tool_calls, results, strict=True)
+    ):
+        with override(state.conversation.language):
+            text = gettext(
+                "A member of the gym's staff will look at this conversation and answer "
+                "you here."
+            )
+        notice = await db_call(
+            _store, state, Message.Role.NOTICE, text, {"reason": "handoff"}
+        )
+        await emit("message", message_json(notice))
 
 
 async def _unavailable(

@@ -410,3 +410,31 @@ def test_a_method_the_api_does_not_take_says_which_it_does(client, agent):
         405,
         "GET, POST, OPTIONS",
     )
+
+
+def test_a_case_handed_to_staff_is_told_in_a_notice(client, agent):
+    """Asking for a person hands the case over; besides the model's reply, a fixed
+    notice says so, before the reply, so the member sees it as handed over."""
+    from tools.models import Handoff
+
+    started = start(client, agent)
+
+    response = send(client, started, "Quiero hablar con una persona, por favor")
+
+    messages = response.json()["messages"]
+    assert [m["role"] for m in messages] == ["member", "notice", "assistant"]
+    assert messages[1]["text"] == (
+        "Una persona del equipo del gimnasio revisará esta conversación y te "
+        "responderá aquí."
+    )
+    assert Handoff.objects.count() == 1
+
+
+def test_no_handoff_notice_when_nothing_was_handed_over(client, agent):
+    started = start(client, agent)
+
+    messages = send(client, started, "¿Cuántos carbohidratos tiene el arroz?").json()[
+        "messages"
+    ]
+
+    assert [m["role"] for m in messages] == ["member", "assistant"]
