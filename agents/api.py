@@ -20,6 +20,7 @@ from django.http import (
     JsonResponse,
     StreamingHttpResponse,
 )
+from django.utils.cache import patch_vary_headers
 from django.views.decorators.csrf import csrf_exempt
 
 from agents.conversations import (
@@ -34,7 +35,6 @@ from agents.conversations import (
 from agents.database import db_call
 from agents.embedding import (
     cors_allow,
-    cors_vary,
     origin_allowed,
     origin_normalized,
     request_origin,
@@ -161,7 +161,7 @@ async def _cors(
     origin = request_origin(request)
     if origin is None:
         return response
-    cors_vary(response)
+    patch_vary_headers(response, ["Origin"])  # answers differ by origin
     allowed = (
         origin_allowed(agent, origin)
         if agent is not None

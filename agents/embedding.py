@@ -77,10 +77,3 @@ def cors_allow(
         response["Access-Control-Allow-Headers"] = CORS_HEADERS
         response["Access-Control-Max-Age"] = CORS_MAX_AGE
     return response
-
-
-def cors_vary(response: HttpResponseBase) -> HttpResponseBase:
-    """Answers differ by ``Origin``: caches must keep them apart."""
-    existing = response.get("Vary")
-    response["Vary"] = f"{existing}, Origin" if existing else "Origin"
-    return response

@@ -35,6 +35,7 @@ from agents.providers.wire import (
     redacted,
     retry_after_seconds,
     sdk_errors_translated,
+    status_failure,
 )
 from tools.types import ToolCall, ToolSpec
 
@@ -198,13 +199,12 @@ class AnthropicProvider:
             retry_after = retry_after_seconds(exc.response.headers)
             if isinstance(exc, _SPEND_LIMITS):
                 return ProviderError("refused", message)
-            if status == 429:
-                return ProviderError("rate_limited", message, retry_after=retry_after)
-            if status in (503, 529) or exc.type == "overloaded_error":
-                return ProviderError("overloaded", message, retry_after=retry_after)
-            if status >= 500 or status == 408:
-                return ProviderError("unavailable", message)
-            return ProviderError("refused", message)
+            return status_failure(
+                status,
+                message,
+                retry_after=retry_after,
+                overloaded=exc.type == "overloaded_error",
+            )
         if isinstance(exc, anthropic.APIConnectionError | httpx2.HTTPError):
             return ProviderError(
                 "unavailable", f"anthropic: {type(exc).__name__}: {detail}"

@@ -35,6 +35,7 @@ from agents.providers.wire import (
     redacted,
     retry_after_seconds,
     sdk_errors_translated,
+    status_failure,
 )
 from tools.types import ToolCall, ToolSpec
 
@@ -144,14 +145,7 @@ class GoogleProvider:
         if isinstance(exc, errors.APIError):
             status = int(exc.code or 0)
             message = f"google: HTTP {status} ({exc.status}): {detail}"
-            retry_after = _retry_after(exc)
-            if status == 429:
-                return ProviderError("rate_limited", message, retry_after=retry_after)
-            if status in (503, 529):
-                return ProviderError("overloaded", message, retry_after=retry_after)
-            if status >= 500 or status == 408:
-                return ProviderError("unavailable", message)
-            return ProviderError("refused", message)
+            return status_failure(status, message, retry_after=_retry_after(exc))
         return ProviderError("unavailable", f"google: {type(exc).__name__}: {detail}")
 
 

@@ -33,6 +33,7 @@ from agents.providers.wire import (
     redacted,
     retry_after_seconds,
     sdk_errors_translated,
+    status_failure,
 )
 from tools.types import ToolCall, ToolSpec
 
@@ -175,13 +176,12 @@ class OpenAIProvider:
             status = exc.status_code
             retry_after = retry_after_seconds(exc.response.headers)
             message = f"openai: HTTP {status}: {detail}"
-            if status == 429:
-                return ProviderError("rate_limited", message, retry_after=retry_after)
-            if status in (503, 529) or "overloaded" in f"{exc.type} {exc.code}":
-                return ProviderError("overloaded", message, retry_after=retry_after)
-            if status >= 500 or status == 408:
-                return ProviderError("unavailable", message)
-            return ProviderError("refused", message)
+            return status_failure(
+                status,
+                message,
+                retry_after=retry_after,
+                overloaded="overloaded" in f"{exc.type} {exc.code}",
+            )
         if isinstance(exc, openai.APIConnectionError | httpx2.HTTPError):
             return ProviderError(
                 "unavailable", f"openai: {type(exc).__name__}: {detail}"

@@ -15,6 +15,25 @@ from agents.providers.base import ProviderError, ProviderEvent
 MAX_MESSAGE = 300
 
 
+def status_failure(
+    status: int,
+    message: str,
+    *,
+    retry_after: float | None = None,
+    overloaded: bool = False,
+) -> ProviderError:
+    """The neutral error for a provider's HTTP error status: 429 is a rate limit,
+    503 or 529 (or the provider saying so) an overload, any other 5xx or 408 an
+    unavailable provider, and the rest a refusal (not retried)."""
+    if status == 429:
+        return ProviderError("rate_limited", message, retry_after=retry_after)
+    if status in (503, 529) or overloaded:
+        return ProviderError("overloaded", message, retry_after=retry_after)
+    if status >= 500 or status == 408:
+        return ProviderError("unavailable", message)
+    return ProviderError("refused", message)
+
+
 def retry_after_seconds(headers: Mapping[str, str]) -> float | None:
     """Seconds to wait, from ``retry-after-ms`` or ``retry-after`` (seconds or an HTTP
     date); ``None`` when the server did not say."""
