@@ -50,14 +50,14 @@ def conversation_for_token(*, conversation_id: str, token: str) -> Conversation:
         raise TokenRefused("the token is not valid") from None
     if not isinstance(claims, dict) or claims.get("c") != conversation_id:
         raise TokenForAnotherConversation("the token belongs to another conversation")
-    conversation = (
-        Conversation.objects.select_related("agent", "member", "business")
-        .filter(pk=conversation_id)
-        .first()
-    )
-    if conversation is None:
-        raise TokenForAnotherConversation("the token belongs to another conversation")
-    return conversation
+    try:
+        return Conversation.objects.select_related("agent", "member", "business").get(
+            pk=conversation_id
+        )
+    except Conversation.DoesNotExist:
+        raise TokenForAnotherConversation(
+            "the token belongs to another conversation"
+        ) from None
 
 
 def message_add(

@@ -91,15 +91,17 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
-    "django.middleware.security.SecurityMiddleware",
+    # gymnasia.middleware's classes are Django's, with hooks that stay on the
+    # event loop under ASGI unless they may use the database.
+    "gymnasia.middleware.SecurityMiddleware",
     "gymnasia.middleware.StaticFilesMiddleware",
-    "django.contrib.sessions.middleware.SessionMiddleware",
-    "django.middleware.locale.LocaleMiddleware",
-    "django.middleware.common.CommonMiddleware",
-    "django.middleware.csrf.CsrfViewMiddleware",
-    "django.contrib.auth.middleware.AuthenticationMiddleware",
-    "django.contrib.messages.middleware.MessageMiddleware",
-    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "gymnasia.middleware.SessionMiddleware",
+    "gymnasia.middleware.LocaleMiddleware",
+    "gymnasia.middleware.CommonMiddleware",
+    "gymnasia.middleware.CsrfViewMiddleware",
+    "gymnasia.middleware.AuthenticationMiddleware",
+    "gymnasia.middleware.MessageMiddleware",
+    "gymnasia.middleware.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
 ]
 

@@ -74,13 +74,15 @@ def offered_tools(
     """The tools this agent offers to this member (``None``: an anonymous visitor),
     each with its policy, and every other tool with the reason it is hidden."""
     registry = registry or published_registry()
+    # Read into dicts: no ordering (the models' own joins the business's table).
     statuses = dict(
-        Integration.objects.filter(business_id=agent.business_id).values_list(
-            "kind", "status"
-        )
+        Integration.objects.filter(business_id=agent.business_id)
+        .order_by()
+        .values_list("kind", "status")
     )
     settings = {
-        s.tool_name: s for s in AgentToolSetting.objects.filter(agent_id=agent.pk)
+        s.tool_name: s
+        for s in AgentToolSetting.objects.filter(agent_id=agent.pk).order_by()
     }
     selection = ToolSelection(registry=registry)
     for tool in registry:

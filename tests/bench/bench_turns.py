@@ -27,6 +27,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
+_WARM_UP = 5
 
 
 def _free_port() -> int:
@@ -35,52 +36,49 @@ def _free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-async def _send_all(base: str, conversations: list[tuple[str, str]]) -> list[float]:
-    import httpx
+async def _send_all(port: int, conversations: list[tuple[str, str]]) -> list[float]:
+    from tests.bench.load import REPLY_TEXT, post_json
 
-    limits = httpx.Limits(max_connections=len(conversations) + 10)
-    async with httpx.AsyncClient(base_url=base, timeout=60, limits=limits) as client:
-
-        async def one(index: int, conversation: str, token: str) -> float:
-            started = time.perf_counter()
-            response = await client.post(
-                f"/api/v1/conversations/{conversation}/messages",
-                json={"text": "hola"},
-                # As from the TLS proxy production runs behind, one member (and
-                # address) per conversation; uvicorn trusts a proxy on loopback.
-                headers={
-                    "Authorization": f"Bearer {token}",
-                    "X-Forwarded-Proto": "https",
-                    "X-Forwarded-For": f"10.1.{index // 250}.{index % 250 + 1}",
-                },
-            )
-            response.raise_for_status()
-            reply = response.json()["messages"][-1]
-            if (
-                reply["role"] != "assistant"
-                or reply["text"] != "Hola, soy el asistente."
-            ):
-                raise AssertionError(f"unexpected reply: {reply}")
-            return time.perf_counter() - started
-
-        return list(
-            await asyncio.gather(
-                *(one(i, c, t) for i, (c, t) in enumerate(conversations))
-            )
+    async def one(index: int, conversation: str, token: str) -> float:
+        started = time.perf_counter()
+        status, answer = await post_json(
+            port,
+            f"/api/v1/conversations/{conversation}/messages",
+            {"text": "hola"},
+            # As from the TLS proxy production runs behind, one member (and
+            # address) per conversation; uvicorn trusts a proxy on loopback.
+            {
+                "authorization": f"Bearer {token}",
+                "x-forwarded-proto": "https",
+                "x-forwarded-for": f"10.1.{index // 250}.{index % 250 + 1}",
+            },
         )
+        reply = answer["messages"][-1] if status == 200 else answer
+        if reply.get("role") != "assistant" or reply.get("text") != REPLY_TEXT:
+            raise AssertionError(f"unexpected reply ({status}): {reply}")
+        return time.perf_counter() - started
+
+    return list(
+        await asyncio.gather(*(one(i, c, t) for i, (c, t) in enumerate(conversations)))
+    )
 
 
 def run(database_url: str, turns: int) -> None:
-    from tests.fakes.llm_server import Step, running_fake_llm
-
-    with running_fake_llm() as fake:
-        fake.script(
-            "openai",
-            lambda body: Step(
-                text="Hola, soy el asistente.",
-                delay=float(os.environ.get("BENCH_PROVIDER_DELAY", "1.0")),
-            ),
-        )
+    provider_port = _free_port()
+    provider = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "tests.bench.load",
+            "--port",
+            str(provider_port),
+            "--delay",
+            os.environ.get("BENCH_PROVIDER_DELAY", "1.0"),
+        ],
+        cwd=ROOT,
+    )
+    try:
+        _wait_until_up(provider_port, "the slow provider")
         env = {
             **os.environ,
             # Production-like: no debug cursor, no query log.
@@ -91,7 +89,7 @@ def run(database_url: str, turns: int) -> None:
             "DATABASE_URL": database_url,
             "OPENAI_API_KEY": "sk-bench",
             "DJANGO_SETTINGS_MODULE": "gymnasia.settings",
-            "OPENAI_BASE_URL": f"{fake.base_url}/v1",
+            "OPENAI_BASE_URL": f"http://127.0.0.1:{provider_port}/v1",
         }
         env.pop("REDIS_URL", None)
         env.pop("CELERY_BROKER_URL", None)
@@ -137,16 +135,14 @@ def run(database_url: str, turns: int) -> None:
             env=env,
         )
         try:
-            _wait_until_up(port)
-            asyncio.run(
-                _send_all(f"http://127.0.0.1:{port}", conversations[:5])
-            )  # warm-up
+            _wait_until_up(port, "uvicorn")
+            asyncio.run(_send_all(port, conversations[:_WARM_UP]))
             own_before = resource.getrusage(resource.RUSAGE_SELF)
+            server_before = _process_cpu(server.pid)
             started = time.perf_counter()
-            latencies = asyncio.run(
-                _send_all(f"http://127.0.0.1:{port}", conversations[5:])
-            )
+            latencies = asyncio.run(_send_all(port, conversations[_WARM_UP:]))
             total = time.perf_counter() - started
+            server_turns_cpu = _process_cpu(server.pid) - server_before
             own_after = resource.getrusage(resource.RUSAGE_SELF)
         finally:
             server.terminate()
@@ -155,10 +151,17 @@ def run(database_url: str, turns: int) -> None:
         own_cpu = (own_after.ru_utime + own_after.ru_stime) - (
             own_before.ru_utime + own_before.ru_stime
         )
+        measured = turns - _WARM_UP
         print(
             f"CPU: web server {server_cpu.ru_utime + server_cpu.ru_stime:.2f} s (whole life), "
-            f"load generator and fake provider {own_cpu:.2f} s"
+            f"{server_turns_cpu:.2f} s during the turns "
+            f"({server_turns_cpu / measured * 1000:.1f} ms per turn); "
+            f"load generator {own_cpu:.2f} s, "
+            f"slow provider {_process_cpu(provider.pid):.2f} s (whole life)"
         )
+    finally:
+        provider.terminate()
+        provider.wait(timeout=20)
     vendor = "postgresql" if database_url.startswith("postgres") else "sqlite"
     print(
         f"{vendor}: {len(latencies)} concurrent turns, provider 1.0 s each: "
@@ -167,14 +170,20 @@ def run(database_url: str, turns: int) -> None:
     )
 
 
-def _wait_until_up(port: int) -> None:
+def _process_cpu(pid: int) -> float:
+    """User plus system CPU seconds a process has used so far (Linux)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _wait_until_up(port: int, what: str) -> None:
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
         with socket.socket() as sock:
             if sock.connect_ex(("127.0.0.1", port)) == 0:
                 return
         time.sleep(0.1)
-    raise RuntimeError("uvicorn did not start")
+    raise RuntimeError(f"{what} did not start")
 
 
 def main() -> None:
@@ -182,7 +191,7 @@ def main() -> None:
     parser.add_argument("--database", help="a DATABASE_URL; default a new SQLite file")
     parser.add_argument("--turns", type=int, default=200)
     options = parser.parse_args()
-    turns = options.turns + 5
+    turns = options.turns + _WARM_UP
     if options.database:
         from tests.bench.bench_dispatch import _create_postgres_database
 
