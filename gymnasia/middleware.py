@@ -23,10 +23,12 @@ from django.conf import settings
 from django.contrib.auth import middleware as auth
 from django.contrib.messages import middleware as messages
 from django.contrib.sessions import middleware as sessions
+from django.core.checks import Warning
 from django.core.exceptions import ImproperlyConfigured
 from django.http import HttpRequest, HttpResponseBase
 from django.middleware import clickjacking, common, csrf, locale, security
 from django.utils.deprecation import MiddlewareMixin
+from django.utils.module_loading import import_string
 from whitenoise.middleware import WhiteNoiseMiddleware
 
 
@@ -144,3 +146,29 @@ class AuthenticationMiddleware(HooksOnTheLoop, auth.AuthenticationMiddleware):
 
 class XFrameOptionsMiddleware(HooksOnTheLoop, clickjacking.XFrameOptionsMiddleware):
     pass
+
+
+PROTECTIONS = {
+    "security.W001": security.SecurityMiddleware,
+    "security.W002": clickjacking.XFrameOptionsMiddleware,
+    "security.W003": csrf.CsrfViewMiddleware,
+}
+
+
+def check_protections(app_configs: Any = None, **kwargs: Any) -> list[Warning]:
+    """Django's deploy checks W001 to W003 look for its own dotted paths in
+    ``MIDDLEWARE``; they are silenced in settings and this check asks the same
+    of the classes listed: each protection is there, as Django's class or one
+    of its subclasses."""
+    listed = [import_string(path) for path in settings.MIDDLEWARE]
+    return [
+        Warning(
+            f"No middleware in MIDDLEWARE is {protection.__module__}."
+            f"{protection.__name__} or a subclass of it (Django's {silenced}).",
+            id="gymnasia.W001",
+        )
+        for silenced, protection in PROTECTIONS.items()
+        if not any(
+            isinstance(cls, type) and issubclass(cls, protection) for cls in listed
+        )
+    ]

@@ -104,6 +104,9 @@ MIDDLEWARE = [
     "gymnasia.middleware.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
 ]
+# Django's deploy checks for these three look for its own dotted paths; the
+# subclasses above stand in, and gymnasia.W001 checks that each is listed.
+SILENCED_SYSTEM_CHECKS = ["security.W001", "security.W002", "security.W003"]
 
 ROOT_URLCONF = "gymnasia.urls"
 ASGI_APPLICATION = "gymnasia.asgi.application"

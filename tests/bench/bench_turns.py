@@ -2,10 +2,11 @@
 
 The app runs under uvicorn (one process, as ``manage.py serve`` runs it) with the demo
 agent on the OpenAI adapter, pointed at a fake Responses API on loopback that waits
-one second before each answer. Two hundred conversations each send one message at the
-same moment (JSON mode); the benchmark prints the wall time for all of them and the
-median and p95 latency of one turn. A slow provider must not hold a worker: the
-target is under 3 seconds in total.
+one second before each answer (``tests/bench/load.py``, in a process of its own, with
+keep-alive as the real API has). Two hundred conversations each send one message at
+the same moment (JSON mode); the benchmark prints the wall time for all of them, the
+median and p95 latency of one turn, and the CPU the web process spent on them. A
+slow provider must not hold a worker: the target is under 3 seconds in total.
 
 Run: ``make bench`` or ``DEBUG=1 .venv/bin/python tests/bench/bench_turns.py
 [--database URL] [--turns 200]``.
@@ -28,6 +29,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 _WARM_UP = 5
+PROVIDER_DELAY = os.environ.get("BENCH_PROVIDER_DELAY", "1.0")
 
 
 def _free_port() -> int:
@@ -73,7 +75,7 @@ def run(database_url: str, turns: int) -> None:
             "--port",
             str(provider_port),
             "--delay",
-            os.environ.get("BENCH_PROVIDER_DELAY", "1.0"),
+            PROVIDER_DELAY,
         ],
         cwd=ROOT,
     )
@@ -164,7 +166,7 @@ def run(database_url: str, turns: int) -> None:
         provider.wait(timeout=20)
     vendor = "postgresql" if database_url.startswith("postgres") else "sqlite"
     print(
-        f"{vendor}: {len(latencies)} concurrent turns, provider 1.0 s each: "
+        f"{vendor}: {len(latencies)} concurrent turns, provider {PROVIDER_DELAY} s each: "
         f"all done in {total:.2f} s; per turn median {statistics.median(latencies):.2f} s, "
         f"p95 {sorted(latencies)[int(len(latencies) * 0.95)]:.2f} s"
     )

@@ -142,3 +142,23 @@ def test_csrf_middleware_refuses_tokens_kept_in_the_session(settings):
 
     with pytest.raises(ImproperlyConfigured, match="CSRF_USE_SESSIONS"):
         middleware.CsrfViewMiddleware(lambda request: HttpResponse())
+
+
+def test_the_deploy_check_finds_each_protection_by_its_class(settings):
+    assert middleware.check_protections() == []
+
+    settings.MIDDLEWARE = [
+        path
+        for path in settings.MIDDLEWARE
+        if path != "gymnasia.middleware.CsrfViewMiddleware"
+    ]
+    warnings = middleware.check_protections()
+    assert [w.id for w in warnings] == ["gymnasia.W001"]
+    assert "django.middleware.csrf.CsrfViewMiddleware" in warnings[0].msg
+
+    # Django's own class counts as well.
+    settings.MIDDLEWARE = [
+        *settings.MIDDLEWARE,
+        "django.middleware.csrf.CsrfViewMiddleware",
+    ]
+    assert middleware.check_protections() == []
