@@ -260,8 +260,26 @@ async def _run_tools(state: TurnState, step: StepDone, emit: Emit) -> None:
 
     A case handed to staff at the member's request is also told in fixed words (a
     notice), so the member sees it as handed over whatever the model writes."""
-    step_message = await db_call(
-        _store,
+    results, notice = await db_call(_tools_run, state, step)
+    state.history.append(
+        AssistantStep(
+            text=step.text,
+            tool_calls=step.tool_calls,
+            provider_state=step.provider_state,
+        )
+    )
+    state.history.append(ToolResults(tuple(results)))
+    if notice is not None:
+        await emit("message", message_json(notice))
+
+
+def _tools_run(
+    state: TurnState, step: StepDone
+) -> tuple[list[ToolResult], Message | None]:
+    """A step's database work in one go (one hand-off to a database thread costs
+    more than a query): the step, each call through the dispatcher, the results,
+    and the handoff notice when one is due."""
+    step_message = _store(
         state,
         Message.Role.STEP,
         step.text,
@@ -273,20 +291,12 @@ async def _run_tools(state: TurnState, step: StepDone, emit: Emit) -> None:
             "provider_state": dict(step.provider_state),
         },
     )
-    state.history.append(
-        AssistantStep(
-            text=step.text,
-            tool_calls=step.tool_calls,
-            provider_state=step.provider_state,
-        )
-    )
     results = []
     for call in step.tool_calls:
-        result = await db_call(_dispatch, state, call, step_message)
+        result = _dispatch(state, call, step_message)
         state.calls.append((call.name, dict(result.payload)))
         results.append(result)
-    await db_call(
-        _store,
+    _store(
         state,
         Message.Role.TOOL_RESULTS,
         "",
@@ -302,20 +312,17 @@ async def _run_tools(state: TurnState, step: StepDone, emit: Emit) -> None:
             ]
         },
     )
-    state.history.append(ToolResults(tuple(results)))
-    if any(
+    if not any(
         call.name == HANDOFF_TOOL and result.status == "ok"
         for call, result in zip(step.tool_calls, results, strict=True)
     ):
-        with override(state.conversation.language):
-            text = gettext(
-                "A member of the gym's staff will look at this conversation and answer "
-                "you here."
-            )
-        notice = await db_call(
-            _store, state, Message.Role.NOTICE, text, {"reason": "handoff"}
+        return results, None
+    with override(state.conversation.language):
+        text = gettext(
+            "A member of the gym's staff will look at this conversation and answer "
+            "you here."
         )
-        await emit("message", message_json(notice))
+    return results, _store(state, Message.Role.NOTICE, text, {"reason": "handoff"})
 
 
 async def _unavailable(
