@@ -68,6 +68,23 @@ def run(database_url: str, repeats: int) -> None:
     import httpx2
 
     import agents.turn as turn
+
+    # How much of a call is database work, timed inside the database thread.
+    database_seconds = 0.0
+    hand_off = turn.db_call
+
+    async def timed_db_call(function: Any, *args: Any, **kwargs: Any) -> Any:
+        def inside(*args: Any, **kwargs: Any) -> Any:
+            nonlocal database_seconds
+            started = time.perf_counter()
+            try:
+                return function(*args, **kwargs)
+            finally:
+                database_seconds += time.perf_counter() - started
+
+        return await hand_off(inside, *args, **kwargs)
+
+    turn.db_call = timed_db_call  # type: ignore[assignment]
     from agents.conversations import conversation_start
     from agents.providers.anthropic import AnthropicProvider
     from agents.providers.openai import OpenAIProvider
@@ -76,6 +93,7 @@ def run(database_url: str, repeats: int) -> None:
     for name in ("openai", "anthropic"):
         for calls in (1, 10, 40):
             per_call = []
+            database_share = []
             for _ in range(repeats):
                 fake = FakeLLM()
                 fake.script(name, _model(calls))
@@ -100,16 +118,19 @@ def run(database_url: str, repeats: int) -> None:
                 )
                 turn.provider_for = lambda agent, conversation, p=provider: p  # type: ignore[assignment]
                 conversation = conversation_start(agent=agent, member=None)
+                database_seconds = 0.0
                 started = time.perf_counter()
                 messages = asyncio.run(turn.turn_run(conversation, "busca arroz"))
                 elapsed = time.perf_counter() - started - fake_seconds
                 if messages[-1].text != "Listo.":
                     raise AssertionError(messages[-1].text)
                 per_call.append(elapsed / calls * 1000)
+                database_share.append(database_seconds / elapsed)
             print(
                 f"{name:9} turn of {calls:2} sequential calls: "
                 f"median {statistics.median(per_call):5.2f} ms per call "
-                f"(min {min(per_call):5.2f})"
+                f"(min {min(per_call):5.2f}), "
+                f"{statistics.median(database_share):.0%} of it database work"
             )
 
 
