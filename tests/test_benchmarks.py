@@ -1,0 +1,57 @@
+"""The turn benchmarks still run and print their figures (small sizes; no timing is
+asserted: the figures are for the README, measured on demand)."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _bench(script: str, *args: str, env: dict[str, str] | None = None) -> str:
+    result = subprocess.run(
+        [sys.executable, f"tests/bench/{script}", *args],
+        cwd=ROOT,
+        env={
+            **{k: v for k, v in os.environ.items() if k != "DATABASE_URL"},
+            "DEBUG": "1",
+            **(env or {}),
+        },
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stderr
+    return result.stdout
+
+
+def test_concurrent_turns_benchmark_runs():
+    output = _bench(
+        "bench_turns.py", "--turns", "6", env={"BENCH_PROVIDER_DELAY": "0.2"}
+    )
+
+    assert re.search(
+        r"sqlite: 6 concurrent turns, provider 0\.2 s each: all done in [\d.]+ s",
+        output,
+    ), output
+    assert re.search(r"\([\d.]+ ms per turn\)", output), output
+
+
+def test_sequential_tool_calls_benchmark_runs():
+    output = _bench("bench_tool_calls.py", "--repeats", "1")
+
+    lines = re.findall(
+        r"^(openai|anthropic) +turn of +(\d+) sequential calls: median +[\d.]+ ms per call"
+        r".*, \d+% of it database work$",
+        output,
+        flags=re.MULTILINE,
+    )
+    assert lines == [
+        (provider, calls)
+        for provider in ("openai", "anthropic")
+        for calls in ("1", "10", "40")
+    ], output
