@@ -31,14 +31,26 @@ def _bench(script: str, *args: str, env: dict[str, str] | None = None) -> str:
 
 def test_concurrent_turns_benchmark_runs():
     output = _bench(
-        "bench_turns.py", "--turns", "6", env={"BENCH_PROVIDER_DELAY": "0.2"}
+        "bench_turns.py",
+        "--turns",
+        "6",
+        "--rounds",
+        "2",
+        env={"BENCH_PROVIDER_DELAY": "0.2"},
     )
 
-    assert re.search(
-        r"sqlite: 6 concurrent turns, provider 0\.2 s each: all done in [\d.]+ s",
+    rounds = re.findall(
+        r"^sqlite: 6 concurrent turns, provider 0\.2 s each: all done in [\d.]+ s",
         output,
+        flags=re.MULTILINE,
+    )
+    assert len(rounds) == 2, output
+    assert len(re.findall(r"\([\d.]+ ms per turn\)", output)) == 2, output
+    assert re.search(
+        r"^sqlite: 2 rounds of 6 concurrent turns: all done in median [\d.]+ s",
+        output,
+        flags=re.MULTILINE,
     ), output
-    assert re.search(r"\([\d.]+ ms per turn\)", output), output
 
 
 def test_sequential_tool_calls_benchmark_runs():

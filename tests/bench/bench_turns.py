@@ -9,7 +9,9 @@ median and p95 latency of one turn, and the CPU the web process spent on them. A
 slow provider must not hold a worker: the target is under 3 seconds in total.
 
 Run: ``make bench`` or ``DEBUG=1 .venv/bin/python tests/bench/bench_turns.py
-[--database URL] [--turns 200]``.
+[--database URL] [--turns 200] [--rounds 5]``. The figure moves from run to run on
+a shared machine; with ``--rounds`` each round starts a new server and the last
+line gives the median.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -65,7 +68,16 @@ async def _send_all(port: int, conversations: list[tuple[str, str]]) -> list[flo
     )
 
 
-def run(database_url: str, turns: int) -> None:
+@dataclass
+class Round:
+    total: float
+    latencies: list[float]
+    turn_cpu: float  # the web process's CPU seconds during the turns
+    server_cpu: float  # its CPU seconds from start to the end of the turns
+    own_cpu: float  # this process's: the load generator
+
+
+def run(database_url: str, turns: int, rounds: int) -> None:
     provider_port = _free_port()
     provider = subprocess.Popen(
         [
@@ -79,6 +91,7 @@ def run(database_url: str, turns: int) -> None:
         ],
         cwd=ROOT,
     )
+    vendor = "postgresql" if database_url.startswith("postgres") else "sqlite"
     try:
         _wait_until_up(provider_port, "the slow provider")
         env = {
@@ -96,79 +109,102 @@ def run(database_url: str, turns: int) -> None:
         env.pop("REDIS_URL", None)
         env.pop("CELERY_BROKER_URL", None)
         os.environ.update(env)
-        import django
-
-        django.setup()
-        from django.core.management import call_command
-
-        call_command("migrate", verbosity=0)
-        call_command("seed_demo", provider="openai", stdout=open(os.devnull, "w"))
-        from agents.conversations import conversation_start, conversation_token
-        from agents.models import Agent
-
-        agent = Agent.objects.get(business__slug="gymnasia-demo")
-        conversations = []
-        for _ in range(turns):
-            conversation = conversation_start(agent=agent, member=None)
-            conversations.append(
-                (str(conversation.pk), conversation_token(conversation)[0])
+        conversations = _conversations(rounds * (turns + _WARM_UP))
+        results = []
+        for number in range(rounds):
+            mine = conversations[number * (turns + _WARM_UP) :][: turns + _WARM_UP]
+            result = _round(env, mine)
+            results.append(result)
+            print(
+                f"CPU: web server {result.server_cpu:.2f} s (start to end of the "
+                f"turns), {result.turn_cpu:.2f} s during the turns "
+                f"({result.turn_cpu / turns * 1000:.1f} ms per turn); "
+                f"load generator {result.own_cpu:.2f} s"
             )
-        from django.db import connections
-
-        connections.close_all()
-
-        port = _free_port()
-        server = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "uvicorn",
-                "gymnasia.asgi:application",
-                "--port",
-                str(port),
-                "--log-level",
-                "warning",
-                "--lifespan",
-                "off",
-                "--workers",
-                os.environ.get("BENCH_WEB_WORKERS", "1"),
-            ],
-            cwd=ROOT,
-            env=env,
-        )
-        try:
-            _wait_until_up(port, "uvicorn")
-            asyncio.run(_send_all(port, conversations[:_WARM_UP]))
-            own_before = resource.getrusage(resource.RUSAGE_SELF)
-            server_before = _process_cpu(server.pid)
-            started = time.perf_counter()
-            latencies = asyncio.run(_send_all(port, conversations[_WARM_UP:]))
-            total = time.perf_counter() - started
-            server_turns_cpu = _process_cpu(server.pid) - server_before
-            own_after = resource.getrusage(resource.RUSAGE_SELF)
-        finally:
-            server.terminate()
-            server.wait(timeout=20)
-        server_cpu = resource.getrusage(resource.RUSAGE_CHILDREN)
-        own_cpu = (own_after.ru_utime + own_after.ru_stime) - (
-            own_before.ru_utime + own_before.ru_stime
-        )
-        measured = turns - _WARM_UP
-        print(
-            f"CPU: web server {server_cpu.ru_utime + server_cpu.ru_stime:.2f} s (whole life), "
-            f"{server_turns_cpu:.2f} s during the turns "
-            f"({server_turns_cpu / measured * 1000:.1f} ms per turn); "
-            f"load generator {own_cpu:.2f} s, "
-            f"slow provider {_process_cpu(provider.pid):.2f} s (whole life)"
-        )
+            print(
+                f"{vendor}: {turns} concurrent turns, provider {PROVIDER_DELAY} s "
+                f"each: all done in {result.total:.2f} s; per turn median "
+                f"{statistics.median(result.latencies):.2f} s, p95 "
+                f"{sorted(result.latencies)[int(turns * 0.95)]:.2f} s"
+            )
+        print(f"slow provider: {_process_cpu(provider.pid):.2f} s of CPU in all")
     finally:
         provider.terminate()
         provider.wait(timeout=20)
-    vendor = "postgresql" if database_url.startswith("postgres") else "sqlite"
-    print(
-        f"{vendor}: {len(latencies)} concurrent turns, provider {PROVIDER_DELAY} s each: "
-        f"all done in {total:.2f} s; per turn median {statistics.median(latencies):.2f} s, "
-        f"p95 {sorted(latencies)[int(len(latencies) * 0.95)]:.2f} s"
+    if rounds > 1:
+        totals = [r.total for r in results]
+        print(
+            f"{vendor}: {rounds} rounds of {turns} concurrent turns: all done in "
+            f"median {statistics.median(totals):.2f} s "
+            f"({min(totals):.2f}–{max(totals):.2f}); web CPU per turn median "
+            f"{statistics.median(r.turn_cpu for r in results) / turns * 1000:.1f} ms"
+        )
+
+
+def _conversations(count: int) -> list[tuple[str, str]]:
+    """Migrate, seed the demo gym on the OpenAI adapter, and start ``count``
+    anonymous conversations: (id, bearer token) each."""
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+
+    call_command("migrate", verbosity=0)
+    call_command("seed_demo", provider="openai", stdout=open(os.devnull, "w"))
+    from django.db import connections
+
+    from agents.conversations import conversation_start, conversation_token
+    from agents.models import Agent
+
+    agent = Agent.objects.get(business__slug="gymnasia-demo")
+    started = []
+    for _ in range(count):
+        conversation = conversation_start(agent=agent, member=None)
+        started.append((str(conversation.pk), conversation_token(conversation)[0]))
+    connections.close_all()
+    return started
+
+
+def _round(env: dict[str, str], conversations: list[tuple[str, str]]) -> Round:
+    """A new uvicorn, a few warm-up turns, then the rest of ``conversations``
+    at once."""
+    port = _free_port()
+    server = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "uvicorn",
+            "gymnasia.asgi:application",
+            "--port",
+            str(port),
+            "--log-level",
+            "warning",
+            "--lifespan",
+            "off",
+        ],
+        cwd=ROOT,
+        env=env,
+    )
+    try:
+        _wait_until_up(port, "uvicorn")
+        asyncio.run(_send_all(port, conversations[:_WARM_UP]))
+        own_before = resource.getrusage(resource.RUSAGE_SELF)
+        server_before = _process_cpu(server.pid)
+        started = time.perf_counter()
+        latencies = asyncio.run(_send_all(port, conversations[_WARM_UP:]))
+        total = time.perf_counter() - started
+        server_after = _process_cpu(server.pid)
+        own_after = resource.getrusage(resource.RUSAGE_SELF)
+    finally:
+        server.terminate()
+        server.wait(timeout=20)
+    return Round(
+        total=total,
+        latencies=latencies,
+        turn_cpu=server_after - server_before,
+        server_cpu=server_after,
+        own_cpu=(own_after.ru_utime + own_after.ru_stime)
+        - (own_before.ru_utime + own_before.ru_stime),
     )
 
 
@@ -192,16 +228,18 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--database", help="a DATABASE_URL; default a new SQLite file")
     parser.add_argument("--turns", type=int, default=200)
+    parser.add_argument(
+        "--rounds", type=int, default=1, help="each with a new server; default 1"
+    )
     options = parser.parse_args()
-    turns = options.turns + _WARM_UP
     if options.database:
         from tests.bench.bench_dispatch import _create_postgres_database
 
         _create_postgres_database(options.database)
-        run(options.database, turns)
+        run(options.database, options.turns, options.rounds)
         return
     with tempfile.TemporaryDirectory() as folder:
-        run(f"sqlite:///{folder}/bench.sqlite3", turns)
+        run(f"sqlite:///{folder}/bench.sqlite3", options.turns, options.rounds)
 
 
 if __name__ == "__main__":
