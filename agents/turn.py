@@ -19,13 +19,13 @@ the caller sends ``done`` last.
 from __future__ import annotations
 
 import asyncio
-import importlib
 import weakref
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from django.conf import settings
+from django.utils.module_loading import import_string
 from django.utils.translation import gettext, override
 
 from agents.conversations import conversation_history, message_add, message_json
@@ -83,38 +83,26 @@ DEFAULT_MODELS: dict[str, str] = {
 }
 
 
-ADAPTER_MODULES: dict[str, str] = {
-    Agent.Provider.OPENAI: "agents.providers.openai",
-    Agent.Provider.ANTHROPIC: "agents.providers.anthropic",
-    Agent.Provider.GOOGLE: "agents.providers.google",
+#: Each provider's adapter, imported only when its key is configured.
+ADAPTERS: dict[str, str] = {
+    Agent.Provider.OPENAI: "agents.providers.openai.OpenAIProvider",
+    Agent.Provider.ANTHROPIC: "agents.providers.anthropic.AnthropicProvider",
+    Agent.Provider.GOOGLE: "agents.providers.google.GoogleProvider",
 }
 
 
-def adapters_preload() -> list[str]:
+def adapters_preload() -> None:
     """Import the adapter (and SDK) of every provider whose key is set, as a server
-    starts rather than in a member's first turn (about half a second each).
-    Returns the providers loaded."""
-    loaded = []
-    for provider, module in ADAPTER_MODULES.items():
+    starts rather than in a member's first turn (about half a second each)."""
+    for provider, path in ADAPTERS.items():
         if getattr(settings, PROVIDER_KEYS[provider], ""):
-            importlib.import_module(module)
-            loaded.append(provider)
-    return loaded
+            import_string(path)
 
 
 def _adapter(provider: str, api_key: str, model: str) -> Provider:
-    """A new SDK adapter (imported only when a provider key is configured)."""
-    if provider == Agent.Provider.OPENAI:
-        from agents.providers.openai import OpenAIProvider
-
-        return OpenAIProvider(api_key=api_key, model=model)
-    if provider == Agent.Provider.ANTHROPIC:
-        from agents.providers.anthropic import AnthropicProvider
-
-        return AnthropicProvider(api_key=api_key, model=model)
-    from agents.providers.google import GoogleProvider
-
-    return GoogleProvider(api_key=api_key, model=model)
+    """A new SDK adapter."""
+    adapter: Provider = import_string(ADAPTERS[provider])(api_key=api_key, model=model)
+    return adapter
 
 
 def provider_for(agent: Agent, conversation: Conversation) -> Provider:
