@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import http.cookiejar
+import json
 import os
 import re
 import signal
@@ -12,12 +13,15 @@ import socket
 import subprocess
 import sys
 import time
+import urllib.error
 import urllib.parse
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+from tests.own_redis import OwnRedis
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -34,6 +38,7 @@ def embedded_app_running(
     *,
     extra_env: dict[str, str] | None = None,
     seed_args: tuple[str, ...] = (),
+    serve_args: tuple[str, ...] = (),
     worker: bool = True,
 ) -> Iterator[tuple[str, str, Path]]:
     """The app as ``make run`` starts it, with its data in ``directory``: yields its
@@ -55,7 +60,14 @@ def embedded_app_running(
     log_path = directory / "serve.log"
     log = log_path.open("w+")
     process = subprocess.Popen(
-        [*manage, "serve", "--port", str(port), *([] if worker else ["--no-worker"])],
+        [
+            *manage,
+            "serve",
+            "--port",
+            str(port),
+            *serve_args,
+            *([] if worker else ["--no-worker"]),
+        ],
         cwd=ROOT,
         env=env,
         stdout=log,
@@ -75,7 +87,8 @@ def embedded_app_running(
             pytest.fail("the app did not start:\n" + log_path.read_text())
         yield base, seeded.stdout, log_path
     finally:
-        os.killpg(process.pid, signal.SIGTERM)
+        with contextlib.suppress(ProcessLookupError):  # a test may have stopped it
+            os.killpg(process.pid, signal.SIGTERM)
         try:
             process.wait(timeout=20)
         except subprocess.TimeoutExpired:
@@ -203,3 +216,72 @@ def test_stopping_the_server_stops_its_worker(tmp_path):
         finally:
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(process.pid, signal.SIGKILL)
+
+
+def test_serve_refuses_several_processes_without_redis(tmp_path):
+    """Rate limits are counted in the cache: several web processes must share one,
+    so without Redis ``serve --workers 2`` refuses to start and creates nothing."""
+    result = subprocess.run(
+        [sys.executable, "manage.py", "serve", "--workers", "2", "--no-worker"],
+        cwd=ROOT,
+        env=embedded_env(tmp_path),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 1
+    assert "set REDIS_URL, or serve with --workers 1" in result.stderr
+    assert list(tmp_path.glob("var/**/*")) == []  # no database, no broker folder
+
+
+def _start_status(base: str, agent: str) -> int:
+    request = urllib.request.Request(
+        f"{base}/api/v1/conversations",
+        data=json.dumps({"agent": agent}).encode(),
+        headers={"Content-Type": "application/json"},
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=30) as response:
+            return int(response.status)
+    except urllib.error.HTTPError as refused:
+        return refused.code
+
+
+def test_serve_from_two_processes_shares_limits_and_stops_them_all(tmp_path):
+    """``serve --workers 2`` with Redis: two web processes answer, a rate limit
+    holds across them, and a SIGTERM to ``serve`` alone stops both."""
+    redis = OwnRedis()
+    redis.start()
+    try:
+        with embedded_app_running(
+            tmp_path,
+            extra_env={"REDIS_URL": redis.url},
+            serve_args=("--workers", "2"),
+            worker=False,
+        ) as (base, seeded, log_path):
+            deadline = time.monotonic() + 60
+            while len(re.findall(r"Started server process", log_path.read_text())) < 2:
+                assert time.monotonic() < deadline, log_path.read_text()
+                time.sleep(0.2)
+            log = log_path.read_text()
+            parent = int(re.search(r"Started parent process \[(\d+)\]", log)[1])
+            servers = {int(p) for p in re.findall(r"server process \[(\d+)\]", log)}
+            assert len(servers) == 2 and all(alive(pid) for pid in servers)
+
+            agent = seeded_lines(seeded)["agent"]
+            for _ in range(2):  # again if a minute's window ended in the middle
+                window = int(time.time() // 60)
+                statuses = [_start_status(base, agent) for _ in range(91)]
+                if int(time.time() // 60) == window:
+                    break
+            # 90 new conversations a minute from one address, whichever
+            # process answered each.
+            assert statuses == [201] * 90 + [429]
+
+            os.kill(parent, signal.SIGTERM)
+            deadline = time.monotonic() + 30
+            while any(alive(pid) for pid in {parent, *servers}):
+                assert time.monotonic() < deadline, "a web process was left running"
+                time.sleep(0.2)
+    finally:
+        redis.stop()

@@ -11,7 +11,6 @@ from __future__ import annotations
 import datetime
 import os
 import signal
-import socket
 import subprocess
 import sys
 import threading
@@ -32,6 +31,7 @@ from gymnasia.celery import app
 from gymnasia.errors import Conflict
 from gymnasia.memberships.models import Membership, MembershipFreeze
 from tests.factories import StaffRoleFactory
+from tests.own_redis import OwnRedis
 from tests.tools.world import build_world
 from tools.models import Handoff, ToolCallLog
 
@@ -244,39 +244,6 @@ def test_killed_after_the_marker_commits_becomes_unknown_and_handed_off(worker):
     time.sleep(1)  # the restarted worker gets nothing to run again
     assert status(action) == "unknown"
     assert MembershipFreeze.objects.count() == 0
-
-
-class OwnRedis:
-    """A Redis server of this test's own, which it can stop and start again."""
-
-    def __init__(self) -> None:
-        with socket.socket() as sock:
-            sock.bind(("127.0.0.1", 0))
-            self.port = sock.getsockname()[1]
-        self.url = f"redis://127.0.0.1:{self.port}/0"
-        self.process: subprocess.Popen[bytes] | None = None
-
-    def start(self) -> None:
-        self.process = subprocess.Popen(
-            [
-                "redis-server",
-                "--port",
-                str(self.port),
-                "--bind",
-                "127.0.0.1",
-                "--save",
-                "",
-                "--appendonly",
-                "no",
-            ],
-            stdout=subprocess.DEVNULL,
-        )
-        wait_for(lambda: socket.socket().connect_ex(("127.0.0.1", self.port)) == 0, 10)
-
-    def stop(self) -> None:
-        if self.process is not None:
-            self.process.kill()
-            self.process.wait(timeout=10)
 
 
 def fresh_broker_connections() -> None:

@@ -2,7 +2,9 @@
 
 This is how the embedded default runs: uvicorn serves the ASGI app in this process
 and a Celery worker (with its beat scheduler) runs beside it as a child process;
-stopping one stops both.
+stopping one stops both. ``--workers N`` serves from N processes (one per core uses
+the whole machine); they share rate-limit counters only through Redis, so more than
+one needs ``REDIS_URL``.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from typing import Any
 
 import uvicorn
 from django.conf import settings
-from django.core.management.base import BaseCommand, CommandParser
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 
 class Command(BaseCommand):
@@ -25,10 +27,24 @@ class Command(BaseCommand):
         parser.add_argument("--host", default="127.0.0.1")
         parser.add_argument("--port", type=int, default=8000)
         parser.add_argument(
+            "--workers",
+            type=int,
+            default=1,
+            help="Web processes (default 1; more need REDIS_URL).",
+        )
+        parser.add_argument(
             "--no-worker", action="store_true", help="Serve the web app only."
         )
 
     def handle(self, *args: Any, **options: Any) -> None:
+        workers = options["workers"]
+        if workers < 1:
+            raise CommandError("--workers must be 1 or more.")
+        if workers > 1 and not settings.REDIS_URL:
+            raise CommandError(
+                "Several web processes share their rate limits through Redis: "
+                "set REDIS_URL, or serve with --workers 1."
+            )
         settings.DATA_DIR.mkdir(parents=True, exist_ok=True)
         worker = None
         if not options["no_worker"]:
@@ -68,6 +84,7 @@ class Command(BaseCommand):
                 port=options["port"],
                 log_level="info",
                 lifespan="off",
+                workers=workers,
             )
         finally:
             if worker is not None and worker.poll() is None:
