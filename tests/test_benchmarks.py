@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests.own_redis import OwnRedis
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -30,14 +32,21 @@ def _bench(script: str, *args: str, env: dict[str, str] | None = None) -> str:
 
 
 def test_concurrent_turns_benchmark_runs():
-    output = _bench(
-        "bench_turns.py",
-        "--turns",
-        "6",
-        "--rounds",
-        "2",
-        env={"BENCH_PROVIDER_DELAY": "0.2"},
-    )
+    redis = OwnRedis()  # the two web processes share rate limits through it
+    redis.start()
+    try:
+        output = _bench(
+            "bench_turns.py",
+            "--turns",
+            "6",
+            "--rounds",
+            "2",
+            "--workers",
+            "2",
+            env={"BENCH_PROVIDER_DELAY": "0.2", "BENCH_REDIS_URL": redis.url},
+        )
+    finally:
+        redis.stop()
 
     rounds = re.findall(
         r"^sqlite: 6 concurrent turns, provider 0\.2 s each: all done in [\d.]+ s",
@@ -45,7 +54,9 @@ def test_concurrent_turns_benchmark_runs():
         flags=re.MULTILINE,
     )
     assert len(rounds) == 2, output
-    assert len(re.findall(r"\([\d.]+ ms per turn\)", output)) == 2, output
+    assert len(re.findall(r"\(2 processes\).*\([\d.]+ ms per turn\)", output)) == 2, (
+        output
+    )
     assert re.search(
         r"^sqlite: 2 rounds of 6 concurrent turns: all done in median [\d.]+ s",
         output,

@@ -1,17 +1,20 @@
 """Benchmark: 200 concurrent turns against a provider that takes one second to answer.
 
-The app runs under uvicorn (one process, as ``manage.py serve`` runs it) with the demo
-agent on the OpenAI adapter, pointed at a fake Responses API on loopback that waits
-one second before each answer (``tests/bench/load.py``, in a process of its own, with
-keep-alive as the real API has). Two hundred conversations each send one message at
-the same moment (JSON mode); the benchmark prints the wall time for all of them, the
-median and p95 latency of one turn, and the CPU the web process spent on them. A
-slow provider must not hold a worker: the target is under 3 seconds in total.
+The app runs under uvicorn as ``manage.py serve --workers N`` runs it: one web process
+per core by default (``--workers``), sharing rate limits through Redis
+(``BENCH_REDIS_URL``, default ``redis://127.0.0.1:6379/14``; ``--workers 1`` runs the
+embedded default's single process without it). The demo agent is on the OpenAI
+adapter, pointed at a fake Responses API on loopback that waits one second before
+each answer (``tests/bench/load.py``, in a process of its own, with keep-alive as the
+real API has). Two hundred conversations each send one message at the same moment
+(JSON mode); the benchmark prints the wall time for all of them, the median and p95
+latency of one turn, and the CPU the web processes spent on them. A slow provider
+must not hold a worker: the target is under 3 seconds in total.
 
 Run: ``make bench`` or ``DEBUG=1 .venv/bin/python tests/bench/bench_turns.py
-[--database URL] [--turns 200] [--rounds 5]``. The figure moves from run to run on
-a shared machine; with ``--rounds`` each round starts a new server and the last
-line gives the median.
+[--database URL] [--turns 200] [--rounds 5] [--workers N]``. The figure moves from
+run to run on a shared machine; with ``--rounds`` each round starts a new server and
+the last line gives the median.
 """
 
 from __future__ import annotations
@@ -31,8 +34,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
-_WARM_UP = 5
+_WARM_UP = 10
 PROVIDER_DELAY = os.environ.get("BENCH_PROVIDER_DELAY", "1.0")
+REDIS_URL = os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/14")
 
 
 def _free_port() -> int:
@@ -72,12 +76,12 @@ async def _send_all(port: int, conversations: list[tuple[str, str]]) -> list[flo
 class Round:
     total: float
     latencies: list[float]
-    turn_cpu: float  # the web process's CPU seconds during the turns
-    server_cpu: float  # its CPU seconds from start to the end of the turns
+    turn_cpu: float  # the web processes' CPU seconds during the turns
+    server_cpu: float  # theirs from start to the end of the turns
     own_cpu: float  # this process's: the load generator
 
 
-def run(database_url: str, turns: int, rounds: int) -> None:
+def run(database_url: str, turns: int, rounds: int, workers: int) -> None:
     provider_port = _free_port()
     provider = subprocess.Popen(
         [
@@ -106,17 +110,21 @@ def run(database_url: str, turns: int, rounds: int) -> None:
             "DJANGO_SETTINGS_MODULE": "gymnasia.settings",
             "OPENAI_BASE_URL": f"http://127.0.0.1:{provider_port}/v1",
         }
-        env.pop("REDIS_URL", None)
         env.pop("CELERY_BROKER_URL", None)
+        if workers > 1:
+            env["REDIS_URL"] = REDIS_URL
+        else:
+            env.pop("REDIS_URL", None)
         os.environ.update(env)
         conversations = _conversations(rounds * (turns + _WARM_UP))
         results = []
         for number in range(rounds):
             mine = conversations[number * (turns + _WARM_UP) :][: turns + _WARM_UP]
-            result = _round(env, mine)
+            result = _round(env, mine, workers)
             results.append(result)
             print(
-                f"CPU: web server {result.server_cpu:.2f} s (start to end of the "
+                f"CPU: web server ({workers} process{'es' if workers > 1 else ''}) "
+                f"{result.server_cpu:.2f} s (start to end of the "
                 f"turns), {result.turn_cpu:.2f} s during the turns "
                 f"({result.turn_cpu / turns * 1000:.1f} ms per turn); "
                 f"load generator {result.own_cpu:.2f} s"
@@ -165,7 +173,9 @@ def _conversations(count: int) -> list[tuple[str, str]]:
     return started
 
 
-def _round(env: dict[str, str], conversations: list[tuple[str, str]]) -> Round:
+def _round(
+    env: dict[str, str], conversations: list[tuple[str, str]], workers: int
+) -> Round:
     """A new uvicorn, a few warm-up turns, then the rest of ``conversations``
     at once."""
     port = _free_port()
@@ -181,6 +191,8 @@ def _round(env: dict[str, str], conversations: list[tuple[str, str]]) -> Round:
             "warning",
             "--lifespan",
             "off",
+            "--workers",
+            str(workers),
         ],
         cwd=ROOT,
         env=env,
@@ -189,11 +201,11 @@ def _round(env: dict[str, str], conversations: list[tuple[str, str]]) -> Round:
         _wait_until_up(port, "uvicorn")
         asyncio.run(_send_all(port, conversations[:_WARM_UP]))
         own_before = resource.getrusage(resource.RUSAGE_SELF)
-        server_before = _process_cpu(server.pid)
+        server_before = _tree_cpu(server.pid)
         started = time.perf_counter()
         latencies = asyncio.run(_send_all(port, conversations[_WARM_UP:]))
         total = time.perf_counter() - started
-        server_after = _process_cpu(server.pid)
+        server_after = _tree_cpu(server.pid)
         own_after = resource.getrusage(resource.RUSAGE_SELF)
     finally:
         server.terminate()
@@ -214,6 +226,30 @@ def _process_cpu(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def _tree_cpu(pid: int) -> float:
+    """CPU seconds of a process and all its descendants still running (Linux)."""
+    parents: dict[int, int] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            parents[int(stat.parent.name)] = int(
+                stat.read_text().rsplit(")", 1)[1].split()[1]
+            )
+        except (OSError, ValueError):
+            continue
+    tree, grown = {pid}, True
+    while grown:
+        more = {child for child, parent in parents.items() if parent in tree}
+        grown = not more <= tree
+        tree |= more
+    total = 0.0
+    for member in tree:
+        try:
+            total += _process_cpu(member)
+        except OSError:  # it ended in the meantime
+            continue
+    return total
+
+
 def _wait_until_up(port: int, what: str) -> None:
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
@@ -231,15 +267,26 @@ def main() -> None:
     parser.add_argument(
         "--rounds", type=int, default=1, help="each with a new server; default 1"
     )
+    parser.add_argument(
+        "--workers",
+        type=int,
+        default=os.cpu_count() or 1,
+        help="web processes; default one per core (more than one uses Redis)",
+    )
     options = parser.parse_args()
     if options.database:
         from tests.bench.bench_dispatch import _create_postgres_database
 
         _create_postgres_database(options.database)
-        run(options.database, options.turns, options.rounds)
+        run(options.database, options.turns, options.rounds, options.workers)
         return
     with tempfile.TemporaryDirectory() as folder:
-        run(f"sqlite:///{folder}/bench.sqlite3", options.turns, options.rounds)
+        run(
+            f"sqlite:///{folder}/bench.sqlite3",
+            options.turns,
+            options.rounds,
+            options.workers,
+        )
 
 
 if __name__ == "__main__":
