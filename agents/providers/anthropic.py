@@ -27,10 +27,12 @@ from agents.providers.base import (
     ProviderEvent,
     StepDone,
     TextDelta,
-    ToolResults,
     UserText,
 )
 from agents.providers.wire import (
+    encoded_once,
+    json_body,
+    json_dumps,
     json_object,
     redacted,
     retry_after_seconds,
@@ -108,19 +110,18 @@ class AnthropicProvider:
     async def _events(
         self, request: ModelRequest
     ) -> AsyncGenerator[ProviderEvent, None]:
-        params: dict[str, Any] = {
+        fields: dict[str, Any] = {
             "model": request.model or self.model,
             "max_tokens": min(self.max_tokens, request.max_output_tokens),
-            "messages": cast(Any, _messages(request.history)),
+            "stream": self.streaming,
         }
         if request.instructions:
-            params["system"] = request.instructions
+            fields["system"] = request.instructions
         if request.tools:
-            params["tools"] = cast(Any, [_tool_param(spec) for spec in request.tools])
+            fields["tools"] = [_tool_param(spec) for spec in request.tools]
+        body = json_body(fields, "messages", _messages(request.history))
         if not self.streaming:
-            message: Message = await self._client.messages.create(
-                **params, stream=False
-            )
+            message: Message = await self._post(body, stream=False)
             if message.stop_reason not in _FINISHED:
                 raise ProviderError("cut_off", _unfinished(message.stop_reason))
             content = [_dump(block) for block in message.content]
@@ -139,7 +140,9 @@ class AnthropicProvider:
         # the events it hands over are the server's JSON (an SDK model per event,
         # and re-typing the whole history per request, cost more than the rest of
         # a tool call's work).
-        stream: anthropic.AsyncStream[dict[str, Any]] = await self._stream_post(params)
+        stream: anthropic.AsyncStream[dict[str, Any]] = await self._post(
+            body, stream=True
+        )
         blocks: dict[int, dict[str, Any]] = {}
         buffers: dict[int, list[str]] = {}
         text: list[str] = []
@@ -176,14 +179,15 @@ class AnthropicProvider:
         content, calls = _finish_blocks(blocks, buffers)
         yield StepDone("".join(text), calls, {_STATE_KEY: {"content": content}})
 
-    async def _stream_post(self, params: dict[str, Any]) -> Any:
-        """``messages.create(stream=True)`` through the SDK's documented ``post``,
-        the events left as parsed JSON (``object``)."""
+    async def _post(self, body: bytes, *, stream: bool) -> Any:
+        """``messages.create`` through the SDK's documented ``post``, with a body
+        that is already the wire JSON (each history item encoded once) and, when
+        streaming, the events left as parsed JSON (``object``)."""
         return await self._client.post(
             "/v1/messages",
-            body={**params, "stream": True},
+            content=body,
             cast_to=Message,
-            stream=True,
+            stream=stream,
             stream_cls=anthropic.AsyncStream[object],
         )
 
@@ -220,52 +224,64 @@ def _tool_param(spec: ToolSpec) -> dict[str, Any]:
     }
 
 
-def _messages(history: tuple[HistoryItem, ...]) -> list[dict[str, Any]]:
-    """The conversation as alternating user and assistant messages."""
-    messages: list[dict[str, Any]] = []
+def _messages(history: tuple[HistoryItem, ...]) -> list[bytes]:
+    """The conversation as alternating user and assistant messages (JSON): the
+    blocks of consecutive items of one role merged into one message, and in a
+    user message ``tool_result`` blocks first, as the API expects."""
+    merged: list[tuple[str, list[tuple[bool, bytes]]]] = []
     for entry in history:
-        if isinstance(entry, UserText):
-            if entry.text:
-                _append(messages, "user", [{"type": "text", "text": entry.text}])
-        elif isinstance(entry, AssistantStep):
-            state = entry.provider_state.get(_STATE_KEY)
-            if isinstance(state, Mapping) and "content" in state:
-                blocks = [dict(block) for block in state["content"]]
-            else:
-                blocks = _rebuilt_step(entry)
-            if blocks:  # the API rejects an assistant message with no content
-                _append(messages, "assistant", blocks)
-        elif isinstance(entry, ToolResults):
-            _append(
-                messages,
-                "user",
-                [
-                    {
-                        "type": "tool_result",
-                        "tool_use_id": result.call_id,
-                        "content": json.dumps(dict(result.payload), ensure_ascii=False),
-                        "is_error": result.is_error,
-                    }
-                    for result in entry.results
-                ],
-            )
+        encoded = encoded_once(entry, _STATE_KEY, _role_blocks)
+        if encoded is None:
+            continue
+        role, blocks = encoded
+        if merged and merged[-1][0] == role:
+            merged[-1][1].extend(blocks)
+        else:
+            merged.append((role, list(blocks)))
+    messages = []
+    for role, content in merged:
+        if role == "user":
+            content.sort(key=lambda block: not block[0])
+        joined = b",".join(json for _, json in content)
+        messages.append(b'{"role":"%s","content":[%s]}' % (role.encode(), joined))
     return messages
 
 
-def _append(
-    messages: list[dict[str, Any]], role: str, blocks: list[dict[str, Any]]
-) -> None:
-    """Add ``blocks`` as a message of ``role``, merging into the previous message
-    when it has the same role. In a user message ``tool_result`` blocks go first,
-    as the API expects."""
-    if messages and messages[-1]["role"] == role:
-        content: list[dict[str, Any]] = messages[-1]["content"]
-        content.extend(blocks)
+def _role_blocks(
+    entry: HistoryItem,
+) -> tuple[str, tuple[tuple[bool, bytes], ...]] | None:
+    """One history item's role and content blocks, each block as JSON with whether
+    it is a ``tool_result``; ``None`` for an item that sends nothing."""
+    blocks: list[dict[str, Any]]
+    if isinstance(entry, UserText):
+        role, blocks = "user", [{"type": "text", "text": entry.text}]
+        if not entry.text:
+            return None
+    elif isinstance(entry, AssistantStep):
+        state = entry.provider_state.get(_STATE_KEY)
+        role = "assistant"
+        if isinstance(state, Mapping) and "content" in state:
+            blocks = [dict(block) for block in state["content"]]
+        else:
+            blocks = _rebuilt_step(entry)
+        if not blocks:  # the API rejects an assistant message with no content
+            return None
     else:
-        content = list(blocks)
-        messages.append({"role": role, "content": content})
-    if role == "user":
-        content.sort(key=lambda block: block.get("type") != "tool_result")
+        role, blocks = (
+            "user",
+            [
+                {
+                    "type": "tool_result",
+                    "tool_use_id": result.call_id,
+                    "content": json.dumps(dict(result.payload), ensure_ascii=False),
+                    "is_error": result.is_error,
+                }
+                for result in entry.results
+            ],
+        )
+    return role, tuple(
+        (block.get("type") == "tool_result", json_dumps(block)) for block in blocks
+    )
 
 
 def _rebuilt_step(step: AssistantStep) -> list[dict[str, Any]]:

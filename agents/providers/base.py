@@ -22,6 +22,10 @@ class UserText:
     """What the member wrote."""
 
     text: str
+    # Each adapter's request JSON for the item, by provider name, filled on first
+    # use (``wire.encoded_once``): items never change and a turn sends its whole
+    # history on every step, so each item is encoded once. Not part of its value.
+    wire: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
 
 @dataclass(frozen=True)
@@ -36,6 +40,9 @@ class AssistantStep:
     text: str
     tool_calls: tuple[ToolCall, ...] = ()
     provider_state: Mapping[str, Any] = field(default_factory=dict)
+    wire: dict[str, Any] = field(  # as UserText.wire
+        default_factory=dict, compare=False, repr=False
+    )
 
 
 @dataclass(frozen=True)
@@ -43,6 +50,9 @@ class ToolResults:
     """The results of the previous step's tool calls, each under its call id."""
 
     results: tuple[ToolResult, ...]
+    wire: dict[str, Any] = field(  # as UserText.wire
+        default_factory=dict, compare=False, repr=False
+    )
 
 
 HistoryItem = UserText | AssistantStep | ToolResults

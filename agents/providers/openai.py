@@ -25,11 +25,13 @@ from agents.providers.base import (
     ProviderEvent,
     StepDone,
     TextDelta,
-    ToolResults,
     UserText,
 )
 from agents.providers.wire import (
     MAX_MESSAGE,
+    encoded_once,
+    json_body,
+    json_dumps,
     redacted,
     retry_after_seconds,
     sdk_errors_translated,
@@ -85,17 +87,22 @@ class OpenAIProvider:
     async def _events(
         self, request: ModelRequest
     ) -> AsyncGenerator[ProviderEvent, None]:
-        params: dict[str, Any] = {
+        fields: dict[str, Any] = {
             "model": request.model or self.model,
-            "input": cast(Any, _input_items(request.history)),
             "max_output_tokens": request.max_output_tokens,
+            "stream": self.streaming,
         }
         if request.instructions:
-            params["instructions"] = request.instructions
+            fields["instructions"] = request.instructions
         if request.tools:
-            params["tools"] = cast(Any, [_tool_param(spec) for spec in request.tools])
+            fields["tools"] = [_tool_param(spec) for spec in request.tools]
+        body = json_body(
+            fields,
+            "input",
+            (encoded_once(e, _STATE_KEY, _input_json) for e in request.history),
+        )
         if not self.streaming:
-            response: Response = await self._create(params, stream=False)
+            response: Response = await self._create(body, stream=False)
             if response.status != "completed":
                 raise ProviderError(
                     "cut_off", _unfinished(response.model_dump(mode="json"))
@@ -110,7 +117,7 @@ class OpenAIProvider:
         # every event (one per few characters of text) costs more than the rest
         # of the turn's own work.
         stream: openai.AsyncStream[dict[str, Any]] = await self._create(
-            params, stream=True
+            body, stream=True
         )
         text: list[str] = []
         items: dict[int, dict[str, Any]] = {}
@@ -150,18 +157,19 @@ class OpenAIProvider:
                     )
         raise ProviderError("cut_off", "openai: the stream ended before it completed")
 
-    async def _create(self, params: dict[str, Any], *, stream: bool) -> Any:
+    async def _create(self, body: bytes, *, stream: bool) -> Any:
         """``responses.create`` without the SDK re-typing the request.
 
         ``responses.create`` walks every input item through its TypedDict unions
-        on each request, which costs milliseconds per item of history (about 1 ms
-        per tool call already in the turn). Our parameters are already in the wire
-        format, so they go through the SDK's documented ``post`` for the same
-        endpoint, with the same authentication, streaming and response types.
+        and encodes the whole history again on each request, so a step cost more
+        the longer the turn. The body is already the wire JSON, each history item
+        encoded once (``encoded_once``), and goes through the SDK's documented
+        ``post`` for the same endpoint, with the same authentication, streaming
+        and response types.
         """
         return await self._client.post(
             "/responses",
-            body={**params, "stream": stream},
+            content=body,
             cast_to=Response,
             stream=stream,
             # ``object``: the SDK hands each event over as parsed JSON.
@@ -202,28 +210,27 @@ def _tool_param(spec: ToolSpec) -> dict[str, Any]:
     }
 
 
-def _input_items(history: tuple[HistoryItem, ...]) -> list[dict[str, Any]]:
-    """The whole conversation as Responses input items."""
-    items: list[dict[str, Any]] = []
-    for entry in history:
-        if isinstance(entry, UserText):
-            items.append({"role": "user", "content": entry.text})
-        elif isinstance(entry, AssistantStep):
-            state = entry.provider_state.get(_STATE_KEY)
-            if isinstance(state, Mapping) and "output" in state:
-                items.extend(dict(item) for item in state["output"])
-            else:
-                items.extend(_rebuilt_step(entry))
-        elif isinstance(entry, ToolResults):
-            items.extend(
-                {
-                    "type": "function_call_output",
-                    "call_id": result.call_id,
-                    "output": json.dumps(dict(result.payload), ensure_ascii=False),
-                }
-                for result in entry.results
-            )
-    return items
+def _input_json(entry: HistoryItem) -> bytes:
+    """One history item as Responses input items: JSON, comma-separated."""
+    return b",".join(json_dumps(item) for item in _input_items(entry))
+
+
+def _input_items(entry: HistoryItem) -> list[dict[str, Any]]:
+    if isinstance(entry, UserText):
+        return [{"role": "user", "content": entry.text}]
+    if isinstance(entry, AssistantStep):
+        state = entry.provider_state.get(_STATE_KEY)
+        if isinstance(state, Mapping) and "output" in state:
+            return [dict(item) for item in state["output"]]
+        return _rebuilt_step(entry)
+    return [
+        {
+            "type": "function_call_output",
+            "call_id": result.call_id,
+            "output": json.dumps(dict(result.payload), ensure_ascii=False),
+        }
+        for result in entry.results
+    ]
 
 
 def _rebuilt_step(step: AssistantStep) -> list[dict[str, Any]]:

@@ -1,16 +1,25 @@
-"""What the three adapters read the same way off an HTTP answer: how long a provider
-asks us to wait, and error text that is safe to keep (short, without the key)."""
+"""What the adapters share: how long a provider asks us to wait and error text that
+is safe to keep (short, without the key), read off an HTTP answer; and request
+bodies spliced from history items encoded once."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping
+from collections.abc import (
+    AsyncGenerator,
+    AsyncIterator,
+    Callable,
+    Iterable,
+    Mapping,
+)
 from contextlib import aclosing
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
-from typing import Any
+from typing import Any, TypeVar
 
-from agents.providers.base import ProviderError, ProviderEvent
+from agents.providers.base import HistoryItem, ProviderError, ProviderEvent
+
+T = TypeVar("T")
 
 MAX_MESSAGE = 300
 
@@ -93,3 +102,22 @@ async def sdk_errors_translated(
         translated = failure(exc)
     if translated is not None:
         raise translated
+
+
+def encoded_once(item: HistoryItem, provider: str, encode: Callable[[Any], T]) -> T:
+    """``encode(item)`` for ``provider``, computed on the item's first request and
+    kept on the item for the turn's later steps."""
+    if provider not in item.wire:
+        item.wire[provider] = encode(item)
+    return item.wire[provider]
+
+
+def json_dumps(value: Any) -> bytes:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode()
+
+
+def json_body(fields: Mapping[str, Any], name: str, encoded: Iterable[bytes]) -> bytes:
+    """The JSON object of ``fields`` and, last, ``name``: a list of values that are
+    already JSON (empty pieces left out)."""
+    head = json_dumps({**{k: v for k, v in fields.items() if k != name}, name: []})
+    return head[: -len(b"[]}")] + b"[" + b",".join(p for p in encoded if p) + b"]}"

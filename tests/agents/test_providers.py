@@ -7,6 +7,7 @@ and the wire request the SDK actually sent.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import socket
 from collections.abc import AsyncIterator, Iterator
@@ -617,6 +618,40 @@ async def test_anthropic_merges_consecutive_user_items(fake: FakeLLM) -> None:
     messages = last_body(fake, "anthropic")["messages"]
     assert [m["role"] for m in messages] == ["user", "assistant", "user"]
     assert [b["type"] for b in messages[-1]["content"]] == ["tool_result", "text"]
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("provider_name", ["openai", "anthropic"])
+@pytest.mark.parametrize("streaming", [True, False])
+async def test_history_items_are_encoded_once_and_sent_as_encoded_afresh(
+    fake: FakeLLM, provider_name: str, streaming: bool
+) -> None:
+    """A turn sends its whole history on every step: each item is encoded on its
+    first request and reused after, and what is sent is what encoding the same
+    history from scratch sends."""
+    fake.script(provider_name, [Step(text="ok")] * 3)
+    history = (
+        UserText("¿carbohidratos del arroz?"),
+        AssistantStep("", (ToolCall("call_1", "get_weather", {"city": "Oslo"}),)),
+        ToolResults((ToolResult("call_1", "ok", {"temp_c": -3}, is_error=False),)),
+        UserText("and tomorrow?"),
+    )
+    async with open_provider(provider_name, fake.base_url, streaming=streaming) as p:
+        await run_step(p, request_with(*history[:3]))
+        encoded = [item.wire[provider_name] for item in history[:3]]
+        await run_step(p, request_with(*history))
+        assert [item.wire[provider_name] for item in history[:3]] == encoded
+        assert all(
+            after is before
+            for after, before in zip(
+                [item.wire[provider_name] for item in history], encoded, strict=False
+            )
+        )
+        afresh = tuple(dataclasses.replace(item, wire={}) for item in history)
+        await run_step(p, request_with(*afresh))
+    *_, reused, from_scratch = fake.requests[provider_name]
+    assert reused.body == from_scratch.body
+    assert reused.body["stream"] is streaming
 
 
 # --- failures ----------------------------------------------------------------
