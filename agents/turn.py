@@ -222,11 +222,13 @@ async def turn_run(
             )
             await emit("message", message_json(message))
             return state.messages
+        # The step's text came with tool calls: it is not the reply, whether the
+        # calls run or the turn is out of steps.
+        await emit("discard", {})
         if steps_left <= 0:
             await _out_of_steps(state, prefix, emit)
             return state.messages
         steps_left -= 1
-        await emit("discard", {})
         await _run_tools(state, step, emit)
 
 

@@ -12,7 +12,7 @@ from asgiref.sync import async_to_sync
 from django.core.management import call_command
 from django.utils import timezone
 
-from agents.conversations import conversation_start
+from agents.conversations import conversation_start, message_json
 from agents.models import Agent, Message
 from agents.providers.base import ProviderError
 from agents.turn import turn_run
@@ -134,6 +134,29 @@ def test_a_lying_model_is_contradicted_first(demo, model, setup, sentence):
     assert reply_of(events) == expected
 
 
+@pytest.mark.parametrize(
+    ("member_language", "agent_language", "sentence"),
+    [
+        ("en", "es", "I could not make the change you asked for."),
+        ("es", "en", "No he podido hacer el cambio que pediste."),
+        ("", "en", "I could not make the change you asked for."),
+    ],
+)
+def test_the_verdict_is_in_the_members_language_else_the_agents(
+    demo, model, member_language, agent_language, sentence
+):
+    agent, member = demo
+    Member.objects.filter(pk=member.pk).update(language=member_language)
+    Agent.objects.filter(pk=agent.pk).update(language=agent_language)
+    agent.refresh_from_db()
+    member.refresh_from_db()
+    full = spinning_session(agent, full=True)
+    model(Say(calls=[("book_class", {"session_id": full.pk})]), Say(text=LIES))
+    added, events = run(conversation_start(agent=agent, member=member))
+    assert added[-1].text == sentence + "\n\n" + LIES
+    assert reply_of(events) == sentence + "\n\n" + LIES
+
+
 def test_a_corrected_retry_that_verified_gets_no_sentence(demo, model):
     agent, member = demo
     full = spinning_session(agent, full=True)
@@ -148,7 +171,18 @@ def test_a_corrected_retry_that_verified_gets_no_sentence(demo, model):
         Say(calls=[("book_class", {"session_id": free.pk})]),
         Say(text="Reservado."),
     )
+    before = Booking.objects.filter(member=member).count()
     added, events = run(conversation_start(agent=agent, member=member))
+    statuses = {
+        log.arguments["session_id"]: (log.status, log.verification)
+        for log in ToolCallLog.objects.all()
+    }
+    assert statuses == {
+        full.pk: ("invalid_arguments", "not_applied"),  # refused: the class is full
+        free.pk: ("ok", "verified"),
+    }
+    assert Booking.objects.filter(member=member).count() == before + 1
+    assert Booking.objects.filter(member=member, session=free).exists()
     assert added[-1].text == "Reservado."
     assert reply_of(events) == "Reservado."
 
@@ -241,10 +275,18 @@ def test_the_maximum_of_tool_steps_ends_the_turn(demo, model):
     Agent.objects.filter(pk=agent.pk).update(max_tool_steps=2)
     agent.refresh_from_db()
     search = Say(calls=[("search_foods", {"query": "arroz"})])
-    model(search, Say(calls=[("search_foods", {"query": "pan"})]), search)
-    added, _ = run(conversation_start(agent=agent, member=member))
+    model(
+        search,
+        Say(calls=[("search_foods", {"query": "pan"})]),
+        # The step that finds no steps left claims success with a call.
+        Say(text="¡Reservado!", calls=[("search_foods", {"query": "leche"})]),
+    )
+    added, events = run(conversation_start(agent=agent, member=member))
     assert ToolCallLog.objects.count() == 2
     assert added[-1].role == "notice"
+    # A streaming client drops that step's text and shows the notice.
+    assert reply_of(events) == ""
+    assert events[-1] == ("message", message_json(added[-1]))
 
 
 def test_an_anonymous_visitor_is_offered_no_member_tool(demo, model):

@@ -55,6 +55,26 @@ def test_reads_and_unknown_names_do_not_count():
     assert verdict_cases([("search_foods", FAILED), ("nonexistent", FAILED)]) == []
 
 
+# R10's table in DESIGN.md, word for word.
+DESIGN_SENTENCES = {
+    ("es", WAITS): "He enviado tu solicitud al equipo del gimnasio; te avisaré aquí "
+    "cuando la revisen.",
+    ("es", NOT_DONE): "No he podido hacer el cambio que pediste.",
+    ("es", NOT_CONFIRMED): "No he podido confirmar que el cambio se haya guardado; "
+    "una persona del equipo lo revisará.",
+    ("en", WAITS): "I have sent your request to the gym's staff; I will tell you here "
+    "once they review it.",
+    ("en", NOT_DONE): "I could not make the change you asked for.",
+    ("en", NOT_CONFIRMED): "I could not confirm that the change was saved; a member "
+    "of staff will check it.",
+}
+
+
+def test_each_sentence_is_design_s_word_for_word():
+    for (language, case), sentence in DESIGN_SENTENCES.items():
+        assert verdict_prefix([case], language) == sentence + "\n\n"
+
+
 def test_the_sentences_in_both_languages_then_a_blank_line():
     assert verdict_prefix([WAITS], "es") == (
         "He enviado tu solicitud al equipo del gimnasio; te avisaré aquí cuando la "
