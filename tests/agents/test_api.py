@@ -11,9 +11,12 @@ import jwt
 import pytest
 import time_machine
 from django.core.management import call_command
+from django.utils.timezone import now
 
 from agents.models import Agent, Conversation, Message
+from gymnasia.classes.models import Booking, ClassSession
 from gymnasia.gyms.models import Member
+from gymnasia.gyms.selectors import business_today
 from gymnasia.nutrition.models import MealEntry
 
 pytestmark = pytest.mark.django_db
@@ -120,19 +123,23 @@ def test_an_invalid_identity_token_is_refused_never_downgraded(
     assert row_counts() == before
 
 
-def test_an_unknown_agent_is_not_found(client, agent):
+def test_an_unknown_agent_is_not_found(client, agent, row_counts):
+    before = row_counts()
     response = client.post(
         "/api/v1/conversations", {"agent": "ag_nobody"}, content_type="application/json"
     )
     assert (response.status_code, response.json()["error"]) == (404, "not_found")
+    assert row_counts() == before
 
 
 @pytest.mark.parametrize("body", ["[1]", "{", '{"agent": 5}', "{}"])
-def test_a_bad_start_body_is_a_bad_request(client, agent, body):
+def test_a_bad_start_body_is_a_bad_request(client, agent, body, row_counts):
+    before = row_counts()
     response = client.post(
         "/api/v1/conversations", body, content_type="application/json"
     )
     assert (response.status_code, response.json()["error"]) == (400, "bad_request")
+    assert row_counts() == before
 
 
 def test_a_message_gets_the_turns_messages(client, agent):
@@ -147,6 +154,42 @@ def test_a_message_gets_the_turns_messages(client, agent):
     assert "Arroz integral (cocido): 23.5 g" in reply
 
 
+EVENT_SHAPES = {
+    "delta": {"text"},
+    "discard": set(),
+    "message": {"id", "role", "text", "created_at"},
+    "error": {"error", "detail"},
+    "done": set(),
+}
+
+
+def sse_events(response) -> list[tuple[str, dict]]:
+    """The events of a streamed answer, each checked against DESIGN's shape: one
+    ``event:`` line, one ``data:`` line of JSON, and ``done`` last, once."""
+    assert response["Content-Type"] == "text/event-stream"
+    body = b"".join(response).decode()
+    events = []
+    for block in body.removesuffix("\n\n").split("\n\n"):
+        event_line, data_line = block.split("\n")
+        name = event_line.removeprefix("event: ")
+        data = json.loads(data_line.removeprefix("data: "))
+        assert set(data) == EVENT_SHAPES[name], (name, data)
+        events.append((name, data))
+    assert [name for name, _ in events].count("done") == 1
+    assert events[-1] == ("done", {})
+    return events
+
+
+def streamed_reply(events) -> str:
+    reply = ""
+    for name, data in events:
+        if name == "discard":
+            reply = ""
+        elif name == "delta":
+            reply += data["text"]
+    return reply
+
+
 def test_a_streamed_turn_follows_the_event_protocol(client, agent):
     started = start(client, agent)
     response = send(
@@ -155,30 +198,87 @@ def test_a_streamed_turn_follows_the_event_protocol(client, agent):
         "¿Cuántos carbohidratos tiene el arroz?",
         accept="text/event-stream",
     )
-    assert response["Content-Type"] == "text/event-stream"
-    body = b"".join(response).decode()
-    events = [
-        (
-            block.split("\n")[0].removeprefix("event: "),
-            json.loads(block.split("\n")[1][6:]),
-        )
-        for block in body.strip().split("\n\n")
-    ]
+    events = sse_events(response)
     names = [name for name, _ in events]
-    assert names[0] == "message" and names[-1] == "done"
+    assert names[0] == "message"
     assert "discard" in names  # the search step streamed nothing worth keeping
-    reply = ""
-    for name, data in events:
-        reply = (
-            ""
-            if name == "discard"
-            else reply + data["text"]
-            if name == "delta"
-            else reply
-        )
     stored = [data for name, data in events if name == "message"]
     assert [m["role"] for m in stored] == ["member", "assistant"]
-    assert stored[-1]["text"] == reply
+    assert stored[-1]["text"] == streamed_reply(events)
+    assert "28" in stored[-1]["text"]
+
+
+def test_a_streamed_turn_the_model_cannot_answer_ends_with_error_then_done(
+    client, agent, monkeypatch
+):
+    from agents.providers.base import ProviderError
+    from tests.agents.scripted import Say, ScriptedProvider
+
+    down = ProviderError("unavailable", "down", retry_after=0)
+    provider = ScriptedProvider([Say(error=down)] * 3)
+    monkeypatch.setattr(
+        "agents.turn.provider_for", lambda agent, conversation: provider
+    )
+    response = send(client, start(client, agent), "hola", accept="text/event-stream")
+    events = sse_events(response)
+    names = [name for name, _ in events]
+    assert names == ["message", "error", "message", "done"]
+    notice = events[2][1]
+    assert notice["role"] == "notice"
+    assert events[1][1] == {"error": "assistant_unavailable", "detail": notice["text"]}
+
+
+def test_a_due_verdict_is_the_first_delta_of_the_final_step(client, agent, monkeypatch):
+    from tests.agents.scripted import Say, ScriptedProvider
+
+    provider = ScriptedProvider(
+        [
+            Say(text="Reservando…", calls=[("book_class", {"session_id": 987654})]),
+            Say(text="¡Hecho!"),
+        ]
+    )
+    monkeypatch.setattr(
+        "agents.turn.provider_for", lambda agent, conversation: provider
+    )
+    started = start(client, agent, identity_token=identity(agent))
+    events = sse_events(send(client, started, "reserva", accept="text/event-stream"))
+    last_discard = max(i for i, (name, _) in enumerate(events) if name == "discard")
+    deltas = [data["text"] for name, data in events[last_discard:] if name == "delta"]
+    assert deltas[0] == "No he podido hacer el cambio que pediste.\n\n"
+    assert streamed_reply(events) == deltas[0] + "¡Hecho!"
+
+
+def test_history_after_any_message_id_is_exactly_the_later_visible_ones(client, agent):
+    """After any stored id (the turn's hidden step and results rows too, or the
+    newest), exactly the visible messages created later, oldest first."""
+    started = start(client, agent)
+    send(client, started, "¿Cuántos carbohidratos tiene el arroz?")
+    send(client, started, "hola")
+    data = started.json()
+    stored = list(
+        Message.objects.filter(conversation_id=data["conversation"]).order_by("pk")
+    )
+    assert {"step", "tool_results"} <= {m.role for m in stored}
+    for message in [*stored, None]:
+        after = message.pk if message else 0
+        response = client.get(
+            f"/api/v1/conversations/{data['conversation']}/messages",
+            {"after": str(after)},
+            headers={"Authorization": f"Bearer {data['token']}"},
+        )
+        expected = [
+            str(m.pk)
+            for m in stored
+            if m.pk > after and m.role in ("member", "assistant", "notice")
+        ]
+        assert [m["id"] for m in response.json()["messages"]] == expected
+    assert expected  # after 0: everything visible
+    newest = client.get(
+        f"/api/v1/conversations/{data['conversation']}/messages",
+        {"after": str(stored[-1].pk)},
+        headers={"Authorization": f"Bearer {data['token']}"},
+    )
+    assert newest.json()["messages"] == []
 
 
 def test_history_after_a_message_id(client, agent):
@@ -277,12 +377,13 @@ def test_new_conversations_are_rate_limited_per_address(client, agent):
 
 
 def test_a_member_gets_their_own_diary_whatever_the_arguments(client, agent):
+    """Through the offline model: the member's diary of the gym's today."""
     started = start(client, agent, identity_token=identity(agent, sub="socio-1002"))
     other = Member.objects.get(external_id="socio-1001")
     MealEntry.objects.create(
         business=agent.business,
         member=other,
-        date=time.strftime("%Y-%m-%d"),
+        date=business_today(business=agent.business),
         meal="lunch",
         food=agent.business.foods.first(),
         grams=100,
@@ -291,6 +392,69 @@ def test_a_member_gets_their_own_diary_whatever_the_arguments(client, agent):
         "messages"
     ]
     assert "Nada" in messages[-1]["text"] or "No hay nada" in messages[-1]["text"]
+
+
+def test_another_members_diary_and_bookings_stay_out_whatever_the_model_asks(
+    client, agent, monkeypatch
+):
+    """A model that names another member's ids, or a member argument the tools do
+    not have, reads and changes nothing of theirs."""
+    from tests.agents.scripted import Say, ScriptedProvider
+
+    today = business_today(business=agent.business)
+    other = Member.objects.get(external_id="socio-1001")
+    entry = MealEntry.objects.create(
+        business=agent.business,
+        member=other,
+        date=today,
+        meal="lunch",
+        food=agent.business.foods.first(),
+        grams=100,
+    )
+    session = (
+        ClassSession.objects.filter(business=agent.business, starts_at__gt=now())
+        .order_by("starts_at")
+        .first()
+    )
+    booking = Booking.objects.create(
+        business=agent.business, member=other, session=session
+    )
+    provider = ScriptedProvider(
+        [
+            Say(
+                calls=[
+                    ("get_meal_diary", {"date": str(today), "member_id": other.pk}),
+                    ("get_meal_diary", {"date": str(today)}),
+                    ("list_my_bookings", {"member": other.external_id}),
+                    ("list_my_bookings", {}),
+                    ("remove_meal_entry", {"entry_id": entry.pk}),
+                    ("cancel_booking", {"booking_id": booking.pk}),
+                ]
+            ),
+            Say(text="Hecho."),
+        ]
+    )
+    monkeypatch.setattr(
+        "agents.turn.provider_for", lambda agent, conversation: provider
+    )
+    started = start(client, agent, identity_token=identity(agent, sub="socio-1002"))
+    assert send(client, started, "hola").status_code == 200
+
+    results = Message.objects.get(role="tool_results").content["results"]
+    assert [r["status"] for r in results] == [
+        "invalid_arguments",  # no tool takes a member
+        "no_results",  # this member's diary: empty, though 1001's has an entry
+        "invalid_arguments",
+        "no_results",  # this member's bookings: none, though 1001 has one
+        "not_found",  # 1001's entry and booking are not this member's
+        "not_found",
+    ]
+    read = json.dumps([r["payload"] for r in results])
+    assert f'"entry_id": {entry.pk}' not in read
+    assert f'"booking_id": {booking.pk}' not in read
+    assert MealEntry.objects.filter(pk=entry.pk).exists()
+    booking.refresh_from_db()
+    assert booking.status == "confirmed"
 
 
 def test_when_the_model_cannot_be_reached_the_turn_still_answers(

@@ -8,6 +8,7 @@ from io import StringIO
 
 import jwt
 import pytest
+import time_machine
 from django.core.management import CommandError, call_command
 
 from agents import api
@@ -242,28 +243,30 @@ def test_sending_is_limited_per_address_across_conversations(
     conversations; another address is not affected."""
     monkeypatch.setattr(api, "SENDS_PER_MINUTE_PER_ADDRESS", 3)
     first, second = start(client, agent), start(client, agent)
-    for started in (first, first, second):
-        assert send(client, started).status_code == 200
-    before = row_counts()
+    with time_machine.travel(time.time(), tick=False):  # one window, whatever the clock
+        for started in (first, first, second):
+            assert send(client, started).status_code == 200
+        before = row_counts()
 
-    refused = send(client, second)
+        refused = send(client, second)
 
-    assert refused.status_code == 429
-    assert refused.json()["error"] == "rate_limited"
-    assert row_counts() == before
-    assert send(client, second, address="10.0.0.2").status_code == 200
+        assert refused.status_code == 429
+        assert refused.json()["error"] == "rate_limited"
+        assert row_counts() == before
+        assert send(client, second, address="10.0.0.2").status_code == 200
 
 
 def test_sending_is_limited_per_conversation(client, agent, row_counts):
     started = start(client, agent)
-    for _ in range(api.MESSAGES_PER_MINUTE):
-        assert send(client, started).status_code == 200
-    before = row_counts()
+    with time_machine.travel(time.time(), tick=False):  # one window, whatever the clock
+        for _ in range(api.MESSAGES_PER_MINUTE):
+            assert send(client, started).status_code == 200
+        before = row_counts()
 
-    refused = send(client, started)
+        refused = send(client, started)
 
-    assert refused.status_code == 429
-    assert row_counts() == before
+        assert refused.status_code == 429
+        assert row_counts() == before
 
 
 # The demo gym's site
