@@ -20,6 +20,7 @@ Only the standard library is used so the fake adds no dependency to the suite.
 from __future__ import annotations
 
 import base64
+import itertools
 import json
 import re
 import threading
@@ -60,7 +61,7 @@ class Step:
     """One scripted answer of a provider.
 
     ``text`` and each tool call's arguments are streamed in pieces of ``chunk``
-    characters. ``tool_calls`` are ``(call_id, name, arguments)``. ``fault`` is
+    characters, or cut at the offsets ``cuts`` when given. ``tool_calls`` are ``(call_id, name, arguments)``. ``fault`` is
     ``"cut"`` (the stream stops before its terminal event), ``"error"`` (the
     provider's mid-stream error event), ``"max_tokens"`` (the provider's
     truncation reason) or ``"stall"`` (a streamed answer sends what ``"cut"``
@@ -76,6 +77,14 @@ class Step:
     headers: dict[str, str] | None = None
     delay: float = 0.0
     chunk: int = 8
+    cuts: tuple[int, ...] = ()
+
+    def pieces(self, text: str) -> list[str]:
+        """``text`` as this step streams it (no piece for empty text)."""
+        if not self.cuts:
+            return [text[i : i + self.chunk] for i in range(0, len(text), self.chunk)]
+        bounds = [0, *sorted({c for c in self.cuts if 0 < c < len(text)}), len(text)]
+        return [text[a:b] for a, b in itertools.pairwise(bounds) if a < b]
 
     def __post_init__(self) -> None:
         if self.fault is not None and self.fault not in _FAULTS:
@@ -94,11 +103,6 @@ class RecordedRequest:
     path: str
     headers: dict[str, str]
     body: dict[str, Any]
-
-
-def _pieces(text: str, size: int) -> list[str]:
-    """``text`` cut into pieces of ``size`` characters (none for empty text)."""
-    return [text[i : i + size] for i in range(0, len(text), size)]
 
 
 def _arguments_text(arguments: Arguments) -> str:
@@ -225,9 +229,9 @@ def _openai_reply(step: Step, body: dict[str, Any], number: int) -> _Reply:
     ]
     for index, item in enumerate(items):
         if item["type"] == "message":
-            events.extend(_openai_message_events(index, item, step.chunk))
+            events.extend(_openai_message_events(index, item, step))
         else:
-            events.extend(_openai_call_events(index, item, step.chunk))
+            events.extend(_openai_call_events(index, item, step))
     if step.fault == "error":
         events.append(
             {
@@ -259,7 +263,7 @@ def _openai_reply(step: Step, body: dict[str, Any], number: int) -> _Reply:
 
 
 def _openai_message_events(
-    index: int, item: dict[str, Any], chunk: int
+    index: int, item: dict[str, Any], step: Step
 ) -> list[dict[str, Any]]:
     text = item["content"][0]["text"]
     where = {"item_id": item["id"], "output_index": index, "content_index": 0}
@@ -278,7 +282,7 @@ def _openai_message_events(
                 "delta": piece,
                 "logprobs": [],
             }
-            for piece in _pieces(text, chunk)
+            for piece in step.pieces(text)
         ),
         {"type": "response.output_text.done", **where, "text": text, "logprobs": []},
         {"type": "response.content_part.done", **where, "part": item["content"][0]},
@@ -287,7 +291,7 @@ def _openai_message_events(
 
 
 def _openai_call_events(
-    index: int, item: dict[str, Any], chunk: int
+    index: int, item: dict[str, Any], step: Step
 ) -> list[dict[str, Any]]:
     where = {"item_id": item["id"], "output_index": index}
     return [
@@ -298,7 +302,7 @@ def _openai_call_events(
         },
         *(
             {"type": "response.function_call_arguments.delta", **where, "delta": piece}
-            for piece in _pieces(item["arguments"], chunk)
+            for piece in step.pieces(item["arguments"])
         ),
         {
             "type": "response.function_call_arguments.done",
@@ -384,7 +388,7 @@ def _anthropic_reply(step: Step, body: dict[str, Any], number: int) -> _Reply:
                 "index": index,
                 "delta": {"type": "text_delta", "text": piece},
             }
-            for piece in _pieces(step.text, step.chunk)
+            for piece in step.pieces(step.text)
         )
         events.append({"type": "content_block_stop", "index": index})
         index += 1
@@ -407,7 +411,7 @@ def _anthropic_reply(step: Step, body: dict[str, Any], number: int) -> _Reply:
                 "index": index,
                 "delta": {"type": "input_json_delta", "partial_json": piece},
             }
-            for piece in ["", *_pieces(_arguments_text(arguments), step.chunk)]
+            for piece in ["", *step.pieces(_arguments_text(arguments))]
         )
         events.append({"type": "content_block_stop", "index": index})
         index += 1
@@ -504,7 +508,7 @@ def _google_reply(
 
     chunks = [
         _google_chunk(model, number, [{"text": piece}])
-        for piece in _pieces(step.text, step.chunk)
+        for piece in step.pieces(step.text)
     ]
     if step.fault == "error":
         chunks.append(_google_error_body(503))
