@@ -78,3 +78,10 @@ def test_sequential_tool_calls_benchmark_runs():
         for provider in ("openai", "anthropic")
         for calls in ("1", "10", "40")
     ], output
+    by_history = re.findall(
+        r"^(openai|anthropic) +one request, history of 0 calls [\d.]+ ms, "
+        r"10 calls [\d.]+ ms, 40 calls [\d.]+ ms, 100 calls [\d.]+ ms$",
+        output,
+        flags=re.MULTILINE,
+    )
+    assert by_history == ["openai", "anthropic"], output

@@ -2,7 +2,8 @@
 and Anthropic adapters, against an in-process fake endpoint (no socket).
 
 Each step of the scripted model proposes one ``search_foods`` call until it has made
-N, then answers. A call's cost is everything the harness does for it: the SDK
+N, then answers. Then, apart, one request with a history of 0, 10, 40 and 100 calls
+already made: what the adapter and the SDK cost per request as the history grows. A call's cost is everything the harness does for it: the SDK
 building the request from the whole history and parsing the streamed answer, the
 adapter, the dispatcher (validation, the demo catalog's query, the log row) and the
 turn's own bookkeeping; the fake's own time is measured and left out.
@@ -134,6 +135,99 @@ def run(database_url: str, repeats: int) -> None:
             )
 
 
+def _history(provider: str, calls: int) -> tuple[Any, ...]:
+    """A turn's history after ``calls`` searches, as the turn keeps it."""
+    from agents.providers.base import AssistantStep, ToolResults, UserText
+    from tools.types import ToolCall, ToolResult
+
+    history: list[Any] = [UserText("¿Cuántos carbohidratos tiene el arroz?")]
+    for n in range(calls):
+        call = ToolCall(f"call_{n}", "search_foods", '{"query": "arroz"}')
+        item = {
+            "type": "function_call",
+            "call_id": call.id,
+            "name": call.name,
+            "arguments": call.arguments,
+        }
+        state = {"openai": {"output": [item]}} if provider == "openai" else {}
+        payload = {
+            "status": "ok",
+            "foods": [
+                {"name": "Arroz blanco (cocido)", "carbohydrates_per_100g": "28.0"},
+                {"name": "Arroz integral (cocido)", "carbohydrates_per_100g": "23.5"},
+            ],
+        }
+        history.append(AssistantStep("", (call,), state))
+        history.append(ToolResults((ToolResult(call.id, "ok", payload, False),)))
+    return tuple(history)
+
+
+HISTORY_LENGTHS = (0, 10, 40, 100)
+
+
+def request_cost_by_history(repeats: int) -> None:
+    """Median cost of one request (adapter and SDK, the fake's time left out) by
+    the length of the history it carries; each history is sent once first, as in
+    a turn where every earlier item has been sent before."""
+    for name in ("openai", "anthropic"):
+        costs = asyncio.run(_request_costs(name, repeats * 10))
+        print(
+            f"{name:9} one request, history of "
+            + ", ".join(
+                f"{n} calls {statistics.median(costs[n]) * 1000:.2f} ms"
+                for n in HISTORY_LENGTHS
+            )
+        )
+
+
+async def _request_costs(name: str, rounds: int) -> dict[int, list[float]]:
+    import httpx2
+
+    from agents.providers.anthropic import AnthropicProvider
+    from agents.providers.base import ModelRequest
+    from agents.providers.openai import OpenAIProvider
+    from tests.fakes.llm_server import FakeLLM, Step, in_process_transport
+    from tools.registry import published_registry
+
+    fake = FakeLLM()
+    fake.script(name, lambda body: Step(text="Listo."))
+    handle = in_process_transport(fake, name).handler
+    fake_seconds = 0.0
+
+    def timed(request: Any) -> Any:
+        nonlocal fake_seconds
+        started = time.perf_counter()
+        try:
+            return handle(request)
+        finally:
+            fake_seconds += time.perf_counter() - started
+
+    client = httpx2.AsyncClient(transport=httpx2.MockTransport(timed))
+    kind: Any = OpenAIProvider if name == "openai" else AnthropicProvider
+    provider = kind(api_key="sk-bench", model="m", http_client=client)
+    tools = tuple(tool.spec() for tool in published_registry())
+    requests = {
+        n: ModelRequest("Eres el asistente.", _history(name, n), tools)
+        for n in HISTORY_LENGTHS
+    }
+
+    async def send(request: ModelRequest) -> float:
+        nonlocal fake_seconds
+        fake_seconds = 0.0
+        started = time.perf_counter()
+        async for _ in provider.stream(request):
+            pass
+        return time.perf_counter() - started - fake_seconds
+
+    for request in requests.values():
+        await send(request)
+    costs: dict[int, list[float]] = {n: [] for n in HISTORY_LENGTHS}
+    for _ in range(rounds):
+        for n in HISTORY_LENGTHS:  # interleaved: the machine's drift hits all alike
+            costs[n].append(await send(requests[n]))
+    return costs
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--database", help="a DATABASE_URL; default a new SQLite file")
@@ -144,9 +238,10 @@ def main() -> None:
 
         _create_postgres_database(options.database)
         run(options.database, options.repeats)
-        return
-    with tempfile.TemporaryDirectory() as folder:
-        run(f"sqlite:///{folder}/bench.sqlite3", options.repeats)
+    else:
+        with tempfile.TemporaryDirectory() as folder:
+            run(f"sqlite:///{folder}/bench.sqlite3", options.repeats)
+    request_cost_by_history(options.repeats)
 
 
 if __name__ == "__main__":
