@@ -15,6 +15,8 @@ with it any transaction in progress.
 
 from __future__ import annotations
 
+import asyncio
+import contextvars
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import ParamSpec, TypeVar
@@ -52,4 +54,8 @@ async def db_call(function: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -
 
     if _under_a_sync_thread():
         return await sync_to_async(work)()
-    return await sync_to_async(work, thread_sensitive=False, executor=_threads)()
+    # What ``sync_to_async(thread_sensitive=False)`` does for us (the caller's
+    # context, the active language included, in the thread), without the rest of
+    # its machinery: about half the cost of a hand-off, and a tool call makes one.
+    context = contextvars.copy_context()
+    return await asyncio.get_running_loop().run_in_executor(_threads, context.run, work)
