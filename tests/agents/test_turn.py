@@ -193,13 +193,19 @@ def test_a_tool_the_filters_exclude_runs_nothing(demo, model, row_counts):
         Say(calls=[("refund_payment", {"payment_id": "ch_123", "amount": 5})]),
         Say(text="ok"),
     )
+    conversation = conversation_start(agent=agent, member=member)
     before = row_counts()
-    run(conversation_start(agent=agent, member=member))
+    run(conversation)
     log = ToolCallLog.objects.get(tool_name="refund_payment")
     assert (log.offered, log.status) == (False, "unknown_tool")
-    after = row_counts()
-    assert after["approvals.PendingAction"] == before["approvals.PendingAction"]
-    assert after["tools.Handoff"] == before["tools.Handoff"]
+    changed = {
+        table: (before[table], count)
+        for table, count in row_counts().items()
+        if count != before[table]
+    }
+    # Only the turn's own record: its messages and the refused call's log row.
+    assert set(changed) == {"agents.Message", "tools.ToolCallLog"}
+    assert changed["tools.ToolCallLog"] == (0, 1)
 
 
 def test_malformed_arguments_are_invalid_and_change_nothing(demo, model):
