@@ -48,3 +48,14 @@ class ScriptedProvider:
             for n, (name, arguments) in enumerate(step.calls)
         )
         yield StepDone(text=step.text, tool_calls=calls)
+
+
+def reply_of(events: list[tuple[str, dict[str, Any]]]) -> str:
+    """What a streaming client shows: the deltas after the last discard."""
+    text = ""
+    for name, data in events:
+        if name == "discard":
+            text = ""
+        elif name == "delta":
+            text += data["text"]
+    return text

@@ -14,10 +14,12 @@ from django.core.management import call_command
 from django.utils.timezone import now
 
 from agents.models import Agent, Conversation, Message
+from agents.providers.base import ProviderError
 from gymnasia.classes.models import Booking, ClassSession
 from gymnasia.gyms.models import Member
 from gymnasia.gyms.selectors import business_today
 from gymnasia.nutrition.models import MealEntry
+from tests.agents.scripted import Say, reply_of
 
 pytestmark = pytest.mark.django_db
 
@@ -180,16 +182,6 @@ def sse_events(response) -> list[tuple[str, dict]]:
     return events
 
 
-def streamed_reply(events) -> str:
-    reply = ""
-    for name, data in events:
-        if name == "discard":
-            reply = ""
-        elif name == "delta":
-            reply += data["text"]
-    return reply
-
-
 def test_a_streamed_turn_follows_the_event_protocol(client, agent):
     started = start(client, agent)
     response = send(
@@ -204,21 +196,15 @@ def test_a_streamed_turn_follows_the_event_protocol(client, agent):
     assert "discard" in names  # the search step streamed nothing worth keeping
     stored = [data for name, data in events if name == "message"]
     assert [m["role"] for m in stored] == ["member", "assistant"]
-    assert stored[-1]["text"] == streamed_reply(events)
+    assert stored[-1]["text"] == reply_of(events)
     assert "28" in stored[-1]["text"]
 
 
 def test_a_streamed_turn_the_model_cannot_answer_ends_with_error_then_done(
-    client, agent, monkeypatch
+    client, agent, model
 ):
-    from agents.providers.base import ProviderError
-    from tests.agents.scripted import Say, ScriptedProvider
-
     down = ProviderError("unavailable", "down", retry_after=0)
-    provider = ScriptedProvider([Say(error=down)] * 3)
-    monkeypatch.setattr(
-        "agents.turn.provider_for", lambda agent, conversation: provider
-    )
+    model(*[Say(error=down)] * 3)
     response = send(client, start(client, agent), "hola", accept="text/event-stream")
     events = sse_events(response)
     names = [name for name, _ in events]
@@ -228,24 +214,17 @@ def test_a_streamed_turn_the_model_cannot_answer_ends_with_error_then_done(
     assert events[1][1] == {"error": "assistant_unavailable", "detail": notice["text"]}
 
 
-def test_a_due_verdict_is_the_first_delta_of_the_final_step(client, agent, monkeypatch):
-    from tests.agents.scripted import Say, ScriptedProvider
-
-    provider = ScriptedProvider(
-        [
-            Say(text="Reservando…", calls=[("book_class", {"session_id": 987654})]),
-            Say(text="¡Hecho!"),
-        ]
-    )
-    monkeypatch.setattr(
-        "agents.turn.provider_for", lambda agent, conversation: provider
+def test_a_due_verdict_is_the_first_delta_of_the_final_step(client, agent, model):
+    model(
+        Say(text="Reservando…", calls=[("book_class", {"session_id": 987654})]),
+        Say(text="¡Hecho!"),
     )
     started = start(client, agent, identity_token=identity(agent))
     events = sse_events(send(client, started, "reserva", accept="text/event-stream"))
     last_discard = max(i for i, (name, _) in enumerate(events) if name == "discard")
     deltas = [data["text"] for name, data in events[last_discard:] if name == "delta"]
     assert deltas[0] == "No he podido hacer el cambio que pediste.\n\n"
-    assert streamed_reply(events) == deltas[0] + "¡Hecho!"
+    assert reply_of(events) == deltas[0] + "¡Hecho!"
 
 
 def test_history_after_any_message_id_is_exactly_the_later_visible_ones(client, agent):
@@ -395,11 +374,10 @@ def test_a_member_gets_their_own_diary_whatever_the_arguments(client, agent):
 
 
 def test_another_members_diary_and_bookings_stay_out_whatever_the_model_asks(
-    client, agent, monkeypatch
+    client, agent, model
 ):
     """A model that names another member's ids, or a member argument the tools do
     not have, reads and changes nothing of theirs."""
-    from tests.agents.scripted import Say, ScriptedProvider
 
     today = business_today(business=agent.business)
     other = Member.objects.get(external_id="socio-1001")
@@ -419,23 +397,18 @@ def test_another_members_diary_and_bookings_stay_out_whatever_the_model_asks(
     booking = Booking.objects.create(
         business=agent.business, member=other, session=session
     )
-    provider = ScriptedProvider(
-        [
-            Say(
-                calls=[
-                    ("get_meal_diary", {"date": str(today), "member_id": other.pk}),
-                    ("get_meal_diary", {"date": str(today)}),
-                    ("list_my_bookings", {"member": other.external_id}),
-                    ("list_my_bookings", {}),
-                    ("remove_meal_entry", {"entry_id": entry.pk}),
-                    ("cancel_booking", {"booking_id": booking.pk}),
-                ]
-            ),
-            Say(text="Hecho."),
-        ]
-    )
-    monkeypatch.setattr(
-        "agents.turn.provider_for", lambda agent, conversation: provider
+    model(
+        Say(
+            calls=[
+                ("get_meal_diary", {"date": str(today), "member_id": other.pk}),
+                ("get_meal_diary", {"date": str(today)}),
+                ("list_my_bookings", {"member": other.external_id}),
+                ("list_my_bookings", {}),
+                ("remove_meal_entry", {"entry_id": entry.pk}),
+                ("cancel_booking", {"booking_id": booking.pk}),
+            ]
+        ),
+        Say(text="Hecho."),
     )
     started = start(client, agent, identity_token=identity(agent, sub="socio-1002"))
     assert send(client, started, "hola").status_code == 200
@@ -457,17 +430,9 @@ def test_another_members_diary_and_bookings_stay_out_whatever_the_model_asks(
     assert booking.status == "confirmed"
 
 
-def test_when_the_model_cannot_be_reached_the_turn_still_answers(
-    client, agent, monkeypatch
-):
-    from agents.providers.base import ProviderError
-    from tests.agents.scripted import Say, ScriptedProvider
-
+def test_when_the_model_cannot_be_reached_the_turn_still_answers(client, agent, model):
     down = ProviderError("unavailable", "down", retry_after=0)
-    provider = ScriptedProvider([Say(error=down)] * 3)
-    monkeypatch.setattr(
-        "agents.turn.provider_for", lambda agent, conversation: provider
-    )
+    model(*[Say(error=down)] * 3)
     response = send(client, start(client, agent), "hola")
     assert response.status_code == 200
     messages = response.json()["messages"]

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import datetime
 from io import StringIO
-from typing import Any
 
 import pytest
 from asgiref.sync import async_to_sync
@@ -20,7 +19,7 @@ from agents.verdict import SENTENCES
 from gymnasia.classes.models import Booking, ClassSession
 from gymnasia.gyms.models import Member
 from gymnasia.gyms.selectors import business_today
-from tests.agents.scripted import Say, ScriptedProvider
+from tests.agents.scripted import Say, reply_of
 from tools.integrations.faults import Fault, inject_fault
 from tools.models import ToolCallLog
 
@@ -36,20 +35,6 @@ def demo():
     return agent, member
 
 
-@pytest.fixture
-def model(monkeypatch):
-    """Install a scripted model for the next turns."""
-
-    def install(*steps: Any) -> ScriptedProvider:
-        provider = ScriptedProvider(list(steps))
-        monkeypatch.setattr(
-            "agents.turn.provider_for", lambda agent, conversation: provider
-        )
-        return provider
-
-    return install
-
-
 def run(conversation, text="hola") -> tuple[list[Message], list[tuple[str, dict]]]:
     events: list[tuple[str, dict]] = []
 
@@ -58,17 +43,6 @@ def run(conversation, text="hola") -> tuple[list[Message], list[tuple[str, dict]
 
     added = async_to_sync(turn_run)(conversation, text, emit)
     return added, events
-
-
-def reply_of(events) -> str:
-    """What a streaming client shows: the deltas after the last discard."""
-    text = ""
-    for name, data in events:
-        if name == "discard":
-            text = ""
-        elif name == "delta":
-            text += data["text"]
-    return text
 
 
 def spinning_session(agent, *, full=False):

@@ -64,10 +64,35 @@ def _model(calls: int) -> Any:
     return step
 
 
+class FakeEndpoint:
+    """The fake provider in this process, through the real adapter and SDK; it
+    times its own work (``seconds``) so that it can be left out."""
+
+    def __init__(self, name: str, script: Any) -> None:
+        import httpx2
+
+        from agents.providers.anthropic import AnthropicProvider
+        from agents.providers.openai import OpenAIProvider
+        from tests.fakes.llm_server import FakeLLM, in_process_transport
+
+        fake = FakeLLM()
+        fake.script(name, script)
+        self._handle = in_process_transport(fake, name).handler  # type: ignore[arg-type]
+        self.seconds = 0.0
+        client = httpx2.AsyncClient(transport=httpx2.MockTransport(self._timed))
+        kind: Any = OpenAIProvider if name == "openai" else AnthropicProvider
+        self.provider = kind(api_key="sk-bench", model="m", http_client=client)
+
+    def _timed(self, request: Any) -> Any:
+        started = time.perf_counter()
+        try:
+            return self._handle(request)
+        finally:
+            self.seconds += time.perf_counter() - started
+
+
 def run(database_url: str, repeats: int) -> None:
     agent = _setup(database_url)
-    import httpx2
-
     import agents.turn as turn
 
     # How much of a call is database work, timed inside the database thread.
@@ -87,42 +112,19 @@ def run(database_url: str, repeats: int) -> None:
 
     turn.db_call = timed_db_call  # type: ignore[assignment]
     from agents.conversations import conversation_start
-    from agents.providers.anthropic import AnthropicProvider
-    from agents.providers.openai import OpenAIProvider
-    from tests.fakes.llm_server import FakeLLM, in_process_transport
 
     for name in ("openai", "anthropic"):
         for calls in (1, 10, 40):
             per_call = []
             database_share = []
             for _ in range(repeats):
-                fake = FakeLLM()
-                fake.script(name, _model(calls))
-                transport = in_process_transport(fake, name)
-                fake_seconds = 0.0
-
-                def timed(request: Any, handle: Any = transport.handler) -> Any:
-                    nonlocal fake_seconds
-                    started = time.perf_counter()
-                    try:
-                        return handle(request)
-                    finally:
-                        fake_seconds += time.perf_counter() - started
-
-                client = httpx2.AsyncClient(transport=httpx2.MockTransport(timed))
-                provider: Any = (
-                    OpenAIProvider(api_key="sk-bench", model="m", http_client=client)
-                    if name == "openai"
-                    else AnthropicProvider(
-                        api_key="sk-bench", model="m", http_client=client
-                    )
-                )
-                turn.provider_for = lambda agent, conversation, p=provider: p  # type: ignore[assignment]
+                endpoint = FakeEndpoint(name, _model(calls))
+                turn.provider_for = lambda agent, conversation, e=endpoint: e.provider  # type: ignore[assignment]
                 conversation = conversation_start(agent=agent, member=None)
                 database_seconds = 0.0
                 started = time.perf_counter()
                 messages = asyncio.run(turn.turn_run(conversation, "busca arroz"))
-                elapsed = time.perf_counter() - started - fake_seconds
+                elapsed = time.perf_counter() - started - endpoint.seconds
                 if messages[-1].text != "Listo.":
                     raise AssertionError(messages[-1].text)
                 per_call.append(elapsed / calls * 1000)
@@ -181,30 +183,11 @@ def request_cost_by_history(repeats: int) -> None:
 
 
 async def _request_costs(name: str, rounds: int) -> dict[int, list[float]]:
-    import httpx2
-
-    from agents.providers.anthropic import AnthropicProvider
     from agents.providers.base import ModelRequest
-    from agents.providers.openai import OpenAIProvider
-    from tests.fakes.llm_server import FakeLLM, Step, in_process_transport
+    from tests.fakes.llm_server import Step
     from tools.registry import published_registry
 
-    fake = FakeLLM()
-    fake.script(name, lambda body: Step(text="Listo."))
-    handle = in_process_transport(fake, name).handler
-    fake_seconds = 0.0
-
-    def timed(request: Any) -> Any:
-        nonlocal fake_seconds
-        started = time.perf_counter()
-        try:
-            return handle(request)
-        finally:
-            fake_seconds += time.perf_counter() - started
-
-    client = httpx2.AsyncClient(transport=httpx2.MockTransport(timed))
-    kind: Any = OpenAIProvider if name == "openai" else AnthropicProvider
-    provider = kind(api_key="sk-bench", model="m", http_client=client)
+    endpoint = FakeEndpoint(name, lambda body: Step(text="Listo."))
     tools = tuple(tool.spec() for tool in published_registry())
     requests = {
         n: ModelRequest("Eres el asistente.", _history(name, n), tools)
@@ -212,12 +195,11 @@ async def _request_costs(name: str, rounds: int) -> dict[int, list[float]]:
     }
 
     async def send(request: ModelRequest) -> float:
-        nonlocal fake_seconds
-        fake_seconds = 0.0
+        endpoint.seconds = 0.0
         started = time.perf_counter()
-        async for _ in provider.stream(request):
+        async for _ in endpoint.provider.stream(request):
             pass
-        return time.perf_counter() - started - fake_seconds
+        return time.perf_counter() - started - endpoint.seconds
 
     for request in requests.values():
         await send(request)
