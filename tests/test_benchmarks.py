@@ -28,6 +28,10 @@ def _bench(script: str, *args: str, env: dict[str, str] | None = None) -> str:
         timeout=300,
     )
     assert result.returncode == 0, result.stderr
+    assert re.match(
+        r"machine: a fixed loop, sum\(range\(1000\)\), takes [\d.]+ µs\n",
+        result.stdout,
+    ), result.stdout
     return result.stdout
 
 

@@ -215,6 +215,9 @@ def main() -> None:
     parser.add_argument("--database", help="a DATABASE_URL; default a new SQLite file")
     parser.add_argument("--repeats", type=int, default=7)
     options = parser.parse_args()
+    from tests.bench.machine import speed_line
+
+    print(speed_line())
     if options.database:
         from tests.bench.bench_dispatch import _create_postgres_database
 

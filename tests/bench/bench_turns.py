@@ -274,6 +274,9 @@ def main() -> None:
         help="web processes; default one per core (more than one uses Redis)",
     )
     options = parser.parse_args()
+    from tests.bench.machine import speed_line
+
+    print(speed_line())
     if options.database:
         from tests.bench.bench_dispatch import _create_postgres_database
 
