@@ -254,9 +254,9 @@ def _role_blocks(
     it is a ``tool_result``; ``None`` for an item that sends nothing."""
     blocks: list[dict[str, Any]]
     if isinstance(entry, UserText):
-        role, blocks = "user", [{"type": "text", "text": entry.text}]
         if not entry.text:
             return None
+        role, blocks = "user", [{"type": "text", "text": entry.text}]
     elif isinstance(entry, AssistantStep):
         state = entry.provider_state.get(_STATE_KEY)
         role = "assistant"
@@ -267,18 +267,16 @@ def _role_blocks(
         if not blocks:  # the API rejects an assistant message with no content
             return None
     else:
-        role, blocks = (
-            "user",
-            [
-                {
-                    "type": "tool_result",
-                    "tool_use_id": result.call_id,
-                    "content": json.dumps(dict(result.payload), ensure_ascii=False),
-                    "is_error": result.is_error,
-                }
-                for result in entry.results
-            ],
-        )
+        role = "user"
+        blocks = [
+            {
+                "type": "tool_result",
+                "tool_use_id": result.call_id,
+                "content": json.dumps(dict(result.payload), ensure_ascii=False),
+                "is_error": result.is_error,
+            }
+            for result in entry.results
+        ]
     return role, tuple(
         (block.get("type") == "tool_result", json_dumps(block)) for block in blocks
     )

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from io import StringIO
 from typing import Any
 
 import pytest
+from django.core.management import call_command
 
+from agents.models import Agent
 from tests.agents.scripted import ScriptedProvider
+from tests.fakes.llm_server import FakeLLM, running_fake_llm
 
 
 @pytest.fixture
@@ -21,3 +26,28 @@ def model(monkeypatch):
         return provider
 
     return install
+
+
+@pytest.fixture(scope="module")
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@pytest.fixture(scope="module")
+def fake_server() -> Iterator[FakeLLM]:
+    with running_fake_llm() as fake:
+        yield fake
+
+
+@pytest.fixture
+def fake(fake_server: FakeLLM) -> FakeLLM:
+    """The shared fake, with no scripts and no recorded requests."""
+    fake_server.reset()
+    return fake_server
+
+
+@pytest.fixture
+def agent() -> Agent:
+    """The demo gym's agent, seeded (a module may dress it its own way)."""
+    call_command("seed_demo", stdout=StringIO())
+    return Agent.objects.get()

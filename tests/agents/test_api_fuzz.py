@@ -14,16 +14,13 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from io import StringIO
 
-import jwt
 import pytest
 import schemathesis
 import time_machine
 from django.core import signing
 from django.core.cache import cache
 from django.core.handlers.wsgi import WSGIHandler
-from django.core.management import call_command
 from django.core.signals import request_finished, request_started
 from django.db import close_old_connections, transaction
 from django.urls import clear_script_prefix
@@ -43,6 +40,7 @@ from agents.conversations import (
     message_add,
 )
 from agents.models import Agent, Conversation, Message
+from tests.agents.api_client import identity
 
 pytestmark = [
     pytest.mark.django_db,
@@ -74,12 +72,6 @@ schema = schemathesis.pytest.from_fixture("api_schema")
 MESSAGES = schema.include(path_regex="/messages$")
 START = schema.include(method="POST", path="/api/v1/conversations")
 SEND = schema.include(method="POST", path_regex="/messages$")
-
-
-@pytest.fixture
-def agent() -> Agent:
-    call_command("seed_demo", stdout=StringIO())
-    return Agent.objects.get()
 
 
 @pytest.fixture
@@ -134,12 +126,6 @@ def new_conversation(agent: Agent, *, with_history: bool = True) -> tuple[str, s
             message_add(conversation=conversation, role=role, text=f"{role} text")
     token, _ = conversation_token(conversation)
     return str(conversation.pk), token
-
-
-def identity(agent: Agent, sub: str = "socio-1001") -> str:
-    """A valid identity token of a demo member."""
-    claims = {"sub": sub, "aud": agent.public_key, "exp": int(time.time()) + 600}
-    return jwt.encode(claims, agent.identity_secret, algorithm="HS256")
 
 
 def with_a_valid_token(case, agent: Agent, headers: dict[str, str]) -> None:

@@ -1,4 +1,5 @@
-"""The provider adapters, through the real SDK clients, against the local fake.
+"""The provider adapters, through the real SDK clients, against the local fake:
+what each request carries, and tool calls and results in each provider's format.
 
 Each test scripts the fake (``tests.fakes.llm_server``), runs one or two steps
 through an adapter and checks both sides: the neutral events the adapter yields
@@ -9,168 +10,32 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import socket
-from collections.abc import AsyncIterator, Iterator
-from contextlib import asynccontextmanager
 from typing import Any
 
 import anthropic
 import httpx2
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from agents.providers.anthropic import AnthropicProvider, _finish_blocks
 from agents.providers.base import (
     AssistantStep,
-    HistoryItem,
-    ModelRequest,
-    Provider,
-    ProviderError,
-    ProviderEvent,
-    StepDone,
-    TextDelta,
     ToolResults,
     UserText,
 )
-from agents.providers.google import GoogleProvider
-from agents.providers.openai import OpenAIProvider
-from tests.fakes.llm_server import FakeLLM, Step, running_fake_llm
-from tools.types import ToolCall, ToolResult, ToolSpec
-
-API_KEY = "sk-test-secret-key-0123456789"
-PROVIDERS = ("openai", "anthropic", "google")
-MODELS = {"openai": "gpt-test", "anthropic": "claude-test", "google": "gemini-test"}
-INSTRUCTIONS = "You are the gym's assistant."
-
-WEATHER = ToolSpec(
-    name="get_weather",
-    description="Current weather for a city.",
-    parameters={
-        "type": "object",
-        "properties": {
-            "city": {"type": "string"},
-            "units": {"type": "string", "enum": ["c", "f"]},
-        },
-        "required": ["city"],
-    },
+from tests.agents.provider_kit import (
+    API_KEY,
+    INSTRUCTIONS,
+    MODELS,
+    PROVIDERS,
+    TOOLS,
+    last_body,
+    open_provider,
+    parsed,
+    request_with,
+    run_step,
 )
-CLASSES = ToolSpec(
-    name="search_classes",
-    description="Classes on a given day.",
-    parameters={
-        "type": "object",
-        "properties": {"day": {"type": "string", "format": "date"}},
-    },
-)
-TOOLS = (WEATHER, CLASSES)
-
-
-@pytest.fixture(scope="module")
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-@pytest.fixture(scope="module")
-def fake_server() -> Iterator[FakeLLM]:
-    with running_fake_llm() as fake:
-        yield fake
-
-
-@pytest.fixture
-def fake(fake_server: FakeLLM) -> FakeLLM:
-    """The shared fake, with no scripts and no recorded requests."""
-    fake_server.reset()
-    return fake_server
-
-
-def make_provider(
-    name: str, base_url: str, *, streaming: bool = True, timeout: float = 5.0
-) -> OpenAIProvider | AnthropicProvider | GoogleProvider:
-    model = MODELS[name]
-    if name == "openai":
-        return OpenAIProvider(
-            api_key=API_KEY,
-            model=model,
-            base_url=base_url + "/v1",
-            timeout=timeout,
-            streaming=streaming,
-        )
-    if name == "anthropic":
-        return AnthropicProvider(
-            api_key=API_KEY,
-            model=model,
-            base_url=base_url,
-            timeout=timeout,
-            streaming=streaming,
-        )
-    return GoogleProvider(
-        api_key=API_KEY,
-        model=model,
-        base_url=base_url,
-        timeout=timeout,
-        streaming=streaming,
-    )
-
-
-@asynccontextmanager
-async def open_provider(
-    name: str, base_url: str, *, streaming: bool = True, timeout: float = 5.0
-) -> AsyncIterator[OpenAIProvider | AnthropicProvider | GoogleProvider]:
-    provider = make_provider(name, base_url, streaming=streaming, timeout=timeout)
-    try:
-        yield provider
-    finally:
-        await provider.aclose()
-
-
-def request_with(
-    *history: HistoryItem, tools: tuple[ToolSpec, ...] = TOOLS
-) -> ModelRequest:
-    return ModelRequest(instructions=INSTRUCTIONS, history=history, tools=tools)
-
-
-async def drain(
-    provider: Provider, request: ModelRequest, events: list[ProviderEvent]
-) -> None:
-    """Collect every event into ``events`` (kept when the stream raises)."""
-    async for event in provider.stream(request):
-        events.append(event)
-
-
-async def run_step(
-    provider: Provider, request: ModelRequest
-) -> tuple[list[TextDelta], StepDone]:
-    """One step's text deltas and its single, final ``StepDone``."""
-    events: list[ProviderEvent] = []
-    await drain(provider, request, events)
-    done = [event for event in events if isinstance(event, StepDone)]
-    assert len(done) == 1
-    assert events[-1] is done[0]
-    return [event for event in events if isinstance(event, TextDelta)], done[0]
-
-
-async def expect_failure(
-    provider: Provider,
-    request: ModelRequest,
-    events: list[ProviderEvent] | None = None,
-) -> ProviderError:
-    """The ``ProviderError`` a step raises; it must never have reached StepDone.
-    The events that came before it are left in ``events``."""
-    events = [] if events is None else events
-    with pytest.raises(ProviderError) as info:
-        await drain(provider, request, events)
-    assert not any(isinstance(event, StepDone) for event in events)
-    assert API_KEY not in str(info.value)
-    return info.value
-
-
-def parsed(arguments: Any) -> Any:
-    return json.loads(arguments) if isinstance(arguments, str) else dict(arguments)
-
-
-def last_body(fake: FakeLLM, provider: str) -> dict[str, Any]:
-    return fake.requests[provider][-1].body
+from tests.fakes.llm_server import FakeLLM, Step
+from tools.types import ToolCall, ToolResult
 
 
 def offered_tools(provider: str, body: dict[str, Any]) -> list[dict[str, Any]]:
@@ -652,187 +517,3 @@ async def test_history_items_are_encoded_once_and_sent_as_encoded_afresh(
     *_, reused, from_scratch = fake.requests[provider_name]
     assert reused.body == from_scratch.body
     assert reused.body["stream"] is streaming
-
-
-# --- failures ----------------------------------------------------------------
-
-FAULT_KINDS = {
-    ("openai", "cut"): "cut_off",
-    ("openai", "error"): "cut_off",
-    ("openai", "max_tokens"): "cut_off",
-    ("anthropic", "cut"): "cut_off",
-    ("anthropic", "error"): "overloaded",
-    ("anthropic", "max_tokens"): "cut_off",
-    ("google", "cut"): "cut_off",
-    ("google", "error"): "overloaded",
-    ("google", "max_tokens"): "cut_off",
-}
-
-
-@pytest.mark.anyio
-@pytest.mark.parametrize(("provider_name", "fault"), sorted(FAULT_KINDS))
-async def test_an_unfinished_stream_raises_and_never_finishes_the_step(
-    fake: FakeLLM, provider_name: str, fault: str
-) -> None:
-    fake.script(
-        provider_name,
-        [
-            Step(
-                text="Sure, booking it",
-                tool_calls=[("call_1", "get_weather", {"city": "Paris"})],
-                fault=fault,
-            )
-        ],
-    )
-    async with open_provider(provider_name, fake.base_url) as p:
-        error = await expect_failure(p, request_with(UserText("book it")))
-    assert error.kind == FAULT_KINDS[provider_name, fault]
-
-
-@pytest.mark.anyio
-@pytest.mark.parametrize("provider_name", PROVIDERS)
-async def test_truncated_non_streamed_step_is_cut_off(
-    fake: FakeLLM, provider_name: str
-) -> None:
-    fake.script(
-        provider_name,
-        [
-            Step(
-                tool_calls=[("call_1", "get_weather", {"city": "Rome"})],
-                fault="max_tokens",
-            )
-        ],
-    )
-    async with open_provider(provider_name, fake.base_url, streaming=False) as p:
-        error = await expect_failure(p, request_with(UserText("weather?")))
-    assert error.kind == "cut_off"
-
-
-@pytest.mark.anyio
-@pytest.mark.parametrize("streaming", [True, False])
-@pytest.mark.parametrize("provider_name", PROVIDERS)
-@pytest.mark.parametrize(
-    ("status", "kind"),
-    [
-        (429, "rate_limited"),
-        (529, "overloaded"),
-        (503, "overloaded"),
-        (500, "unavailable"),
-        (400, "refused"),
-        (401, "refused"),
-    ],
-)
-async def test_http_errors_map_to_neutral_kinds(
-    fake: FakeLLM, provider_name: str, streaming: bool, status: int, kind: str
-) -> None:
-    fake.script(provider_name, [Step(status=status, headers={"retry-after": "7"})])
-    async with open_provider(provider_name, fake.base_url, streaming=streaming) as p:
-        error = await expect_failure(p, request_with(UserText("hi")))
-    assert error.kind == kind
-    if kind in ("rate_limited", "overloaded"):
-        assert error.retry_after == 7.0
-    assert len(fake.requests[provider_name]) == 1  # the SDK did not retry
-
-
-@pytest.mark.anyio
-@pytest.mark.parametrize("provider_name", PROVIDERS)
-async def test_rate_limit_without_retry_after(
-    fake: FakeLLM, provider_name: str
-) -> None:
-    fake.script(provider_name, [Step(status=429)])
-    async with open_provider(provider_name, fake.base_url) as p:
-        error = await expect_failure(p, request_with(UserText("hi")))
-    assert (error.kind, error.retry_after) == ("rate_limited", None)
-
-
-@pytest.mark.anyio
-@pytest.mark.parametrize("provider_name", PROVIDERS)
-async def test_slow_answer_times_out_as_unavailable(
-    fake: FakeLLM, provider_name: str
-) -> None:
-    fake.script(provider_name, [Step(text="late", delay=0.6)])
-    async with open_provider(provider_name, fake.base_url, timeout=0.2) as p:
-        error = await expect_failure(p, request_with(UserText("hi")))
-    assert error.kind == "unavailable"
-
-
-@pytest.mark.anyio
-@pytest.mark.parametrize("provider_name", PROVIDERS)
-async def test_stream_stalling_midway_is_unavailable(
-    fake: FakeLLM, provider_name: str
-) -> None:
-    """A read timeout after the stream started (a raw ``httpx2`` exception for
-    Anthropic and Google) is ``unavailable``, and the partial step never ends."""
-    fake.script(
-        provider_name,
-        [
-            Step(
-                text="Booking",
-                tool_calls=[("call_1", "get_weather", {"city": "Paris"})],
-                fault="stall",
-                delay=0.6,
-            )
-        ],
-    )
-    events: list[ProviderEvent] = []
-    async with open_provider(provider_name, fake.base_url, timeout=0.2) as p:
-        error = await expect_failure(p, request_with(UserText("hi")), events)
-    assert error.kind == "unavailable"
-    assert events == [TextDelta("Booking")]  # it did fail mid-stream
-
-
-@pytest.mark.anyio
-@pytest.mark.parametrize("streaming", [True, False])
-@pytest.mark.parametrize("provider_name", PROVIDERS)
-async def test_unreachable_server_is_unavailable(
-    provider_name: str, streaming: bool
-) -> None:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    async with open_provider(
-        provider_name, f"http://127.0.0.1:{port}", streaming=streaming, timeout=1.0
-    ) as p:
-        error = await expect_failure(p, request_with(UserText("hi")))
-    assert error.kind == "unavailable"
-
-
-# --- chunking does not matter ------------------------------------------------
-
-json_values = st.one_of(
-    st.none(),
-    st.booleans(),
-    st.integers(-1000, 1000),
-    st.text(max_size=12),
-)
-arguments_strategy = st.dictionaries(
-    st.text(min_size=1, max_size=8), json_values, max_size=4
-)
-
-
-@pytest.mark.anyio
-@pytest.mark.parametrize("provider_name", ["openai", "anthropic"])
-@settings(max_examples=25, deadline=None)
-@given(
-    arguments=st.lists(arguments_strategy, min_size=1, max_size=2),
-    cuts=st.lists(st.integers(min_value=1, max_value=120), max_size=40),
-)
-async def test_any_chunking_gives_the_same_tool_calls(
-    fake_server: FakeLLM,
-    provider_name: str,
-    arguments: list[dict[str, Any]],
-    cuts: list[int],
-) -> None:
-    """Arguments streamed in pieces cut anywhere (Gemini sends a call whole), one
-    call or two parallel ones, reassemble into the same calls."""
-    fake_server.reset()
-    calls = [(f"call_{i}", "get_weather", a) for i, a in enumerate(arguments)]
-    fake_server.script(provider_name, [Step(tool_calls=calls, cuts=tuple(cuts))])
-    async with open_provider(provider_name, fake_server.base_url) as p:
-        _, done = await run_step(p, request_with(UserText("go")))
-    assert done.tool_calls == tuple(
-        ToolCall(
-            call_id, name, json.dumps(a, separators=(",", ":"), ensure_ascii=False)
-        )
-        for call_id, name, a in calls
-    )

@@ -1,0 +1,210 @@
+"""The provider adapters when a step cannot be trusted (cut off, errors, timeouts,
+an unreachable server), and stream reassembly under any chunking."""
+
+from __future__ import annotations
+
+import json
+import socket
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from agents.providers.base import (
+    ProviderEvent,
+    TextDelta,
+    UserText,
+)
+from tests.agents.provider_kit import (
+    PROVIDERS,
+    expect_failure,
+    open_provider,
+    request_with,
+    run_step,
+)
+from tests.fakes.llm_server import FakeLLM, Step
+from tools.types import ToolCall
+
+# --- failures ----------------------------------------------------------------
+
+FAULT_KINDS = {
+    ("openai", "cut"): "cut_off",
+    ("openai", "error"): "cut_off",
+    ("openai", "max_tokens"): "cut_off",
+    ("anthropic", "cut"): "cut_off",
+    ("anthropic", "error"): "overloaded",
+    ("anthropic", "max_tokens"): "cut_off",
+    ("google", "cut"): "cut_off",
+    ("google", "error"): "overloaded",
+    ("google", "max_tokens"): "cut_off",
+}
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize(("provider_name", "fault"), sorted(FAULT_KINDS))
+async def test_an_unfinished_stream_raises_and_never_finishes_the_step(
+    fake: FakeLLM, provider_name: str, fault: str
+) -> None:
+    fake.script(
+        provider_name,
+        [
+            Step(
+                text="Sure, booking it",
+                tool_calls=[("call_1", "get_weather", {"city": "Paris"})],
+                fault=fault,
+            )
+        ],
+    )
+    async with open_provider(provider_name, fake.base_url) as p:
+        error = await expect_failure(p, request_with(UserText("book it")))
+    assert error.kind == FAULT_KINDS[provider_name, fault]
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("provider_name", PROVIDERS)
+async def test_truncated_non_streamed_step_is_cut_off(
+    fake: FakeLLM, provider_name: str
+) -> None:
+    fake.script(
+        provider_name,
+        [
+            Step(
+                tool_calls=[("call_1", "get_weather", {"city": "Rome"})],
+                fault="max_tokens",
+            )
+        ],
+    )
+    async with open_provider(provider_name, fake.base_url, streaming=False) as p:
+        error = await expect_failure(p, request_with(UserText("weather?")))
+    assert error.kind == "cut_off"
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("streaming", [True, False])
+@pytest.mark.parametrize("provider_name", PROVIDERS)
+@pytest.mark.parametrize(
+    ("status", "kind"),
+    [
+        (429, "rate_limited"),
+        (529, "overloaded"),
+        (503, "overloaded"),
+        (500, "unavailable"),
+        (400, "refused"),
+        (401, "refused"),
+    ],
+)
+async def test_http_errors_map_to_neutral_kinds(
+    fake: FakeLLM, provider_name: str, streaming: bool, status: int, kind: str
+) -> None:
+    fake.script(provider_name, [Step(status=status, headers={"retry-after": "7"})])
+    async with open_provider(provider_name, fake.base_url, streaming=streaming) as p:
+        error = await expect_failure(p, request_with(UserText("hi")))
+    assert error.kind == kind
+    if kind in ("rate_limited", "overloaded"):
+        assert error.retry_after == 7.0
+    assert len(fake.requests[provider_name]) == 1  # the SDK did not retry
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("provider_name", PROVIDERS)
+async def test_rate_limit_without_retry_after(
+    fake: FakeLLM, provider_name: str
+) -> None:
+    fake.script(provider_name, [Step(status=429)])
+    async with open_provider(provider_name, fake.base_url) as p:
+        error = await expect_failure(p, request_with(UserText("hi")))
+    assert (error.kind, error.retry_after) == ("rate_limited", None)
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("provider_name", PROVIDERS)
+async def test_slow_answer_times_out_as_unavailable(
+    fake: FakeLLM, provider_name: str
+) -> None:
+    fake.script(provider_name, [Step(text="late", delay=0.6)])
+    async with open_provider(provider_name, fake.base_url, timeout=0.2) as p:
+        error = await expect_failure(p, request_with(UserText("hi")))
+    assert error.kind == "unavailable"
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("provider_name", PROVIDERS)
+async def test_stream_stalling_midway_is_unavailable(
+    fake: FakeLLM, provider_name: str
+) -> None:
+    """A read timeout after the stream started (a raw ``httpx2`` exception for
+    Anthropic and Google) is ``unavailable``, and the partial step never ends."""
+    fake.script(
+        provider_name,
+        [
+            Step(
+                text="Booking",
+                tool_calls=[("call_1", "get_weather", {"city": "Paris"})],
+                fault="stall",
+                delay=0.6,
+            )
+        ],
+    )
+    events: list[ProviderEvent] = []
+    async with open_provider(provider_name, fake.base_url, timeout=0.2) as p:
+        error = await expect_failure(p, request_with(UserText("hi")), events)
+    assert error.kind == "unavailable"
+    assert events == [TextDelta("Booking")]  # it did fail mid-stream
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("streaming", [True, False])
+@pytest.mark.parametrize("provider_name", PROVIDERS)
+async def test_unreachable_server_is_unavailable(
+    provider_name: str, streaming: bool
+) -> None:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    async with open_provider(
+        provider_name, f"http://127.0.0.1:{port}", streaming=streaming, timeout=1.0
+    ) as p:
+        error = await expect_failure(p, request_with(UserText("hi")))
+    assert error.kind == "unavailable"
+
+
+# --- chunking does not matter ------------------------------------------------
+
+json_values = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-1000, 1000),
+    st.text(max_size=12),
+)
+arguments_strategy = st.dictionaries(
+    st.text(min_size=1, max_size=8), json_values, max_size=4
+)
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("provider_name", ["openai", "anthropic"])
+@settings(max_examples=25, deadline=None)
+@given(
+    arguments=st.lists(arguments_strategy, min_size=1, max_size=2),
+    cuts=st.lists(st.integers(min_value=1, max_value=120), max_size=40),
+)
+async def test_any_chunking_gives_the_same_tool_calls(
+    fake_server: FakeLLM,
+    provider_name: str,
+    arguments: list[dict[str, Any]],
+    cuts: list[int],
+) -> None:
+    """Arguments streamed in pieces cut anywhere (Gemini sends a call whole), one
+    call or two parallel ones, reassemble into the same calls."""
+    fake_server.reset()
+    calls = [(f"call_{i}", "get_weather", a) for i, a in enumerate(arguments)]
+    fake_server.script(provider_name, [Step(tool_calls=calls, cuts=tuple(cuts))])
+    async with open_provider(provider_name, fake_server.base_url) as p:
+        _, done = await run_step(p, request_with(UserText("go")))
+    assert done.tool_calls == tuple(
+        ToolCall(
+            call_id, name, json.dumps(a, separators=(",", ":"), ensure_ascii=False)
+        )
+        for call_id, name, a in calls
+    )
