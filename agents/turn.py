@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from django.conf import settings
+from django.db import transaction
 from django.utils.module_loading import import_string
 from django.utils.translation import gettext, override
 
@@ -45,6 +46,7 @@ from agents.services import PROVIDER_KEYS
 from agents.verdict import verdict_cases, verdict_prefix
 from gymnasia.gyms.selectors import business_today
 from tools.dispatcher import CallContext, dispatch_tool_call
+from tools.models import ToolCallLog
 from tools.selection import ToolSelection, offered_tools
 from tools.types import ToolCall, ToolResult
 
@@ -171,13 +173,16 @@ def _prepare(conversation: Conversation, text: str) -> tuple[TurnState, Message,
     return state, member_message, instructions
 
 
-def _dispatch(state: TurnState, call: ToolCall, message: Message) -> ToolResult:
+def _dispatch(
+    state: TurnState, call: ToolCall, message: Message, unstored: list[ToolCallLog]
+) -> ToolResult:
     context = CallContext(
         business=state.conversation.business,
         member=state.conversation.member,
         conversation_key=str(state.conversation.pk),
-        message_key=str(message.pk),
+        message_key=str(message.pk) if message.pk else "",
         offered=state.selection.offered,
+        unstored_logs=unstored,
     )
     return dispatch_tool_call(call, context)
 
@@ -287,13 +292,16 @@ def _tools_run(
     state: TurnState, step: StepDone
 ) -> tuple[list[ToolResult], Message | None]:
     """A step's database work in one go (one hand-off to a database thread costs
-    more than a query): the step, each call through the dispatcher, the results,
-    and the handoff notice when one is due."""
-    step_message = _store(
-        state,
-        Message.Role.STEP,
-        step.text,
-        {
+    more than a query): each call through the dispatcher, then the rows the step
+    leaves, together.
+
+    Only a write's own log row is stored before it runs (as it is claimed, R7, R9),
+    and it points at its step: a step proposing a write is stored first."""
+    step_message = Message(
+        conversation=state.conversation,
+        role=Message.Role.STEP,
+        text=step.text,
+        content={
             "tool_calls": [
                 {"id": c.id, "name": c.name, "arguments": c.arguments}
                 for c in step.tool_calls
@@ -301,16 +309,18 @@ def _tools_run(
             "provider_state": dict(step.provider_state),
         },
     )
+    if any(state.selection.offers_write(call.name) for call in step.tool_calls):
+        step_message.save()
+    unstored: list[ToolCallLog] = []
     results = []
     for call in step.tool_calls:
-        result = _dispatch(state, call, step_message)
+        result = _dispatch(state, call, step_message, unstored)
         state.calls.append((call.name, dict(result.payload)))
         results.append(result)
-    _store(
-        state,
-        Message.Role.TOOL_RESULTS,
-        "",
-        {
+    results_message = Message(
+        conversation=state.conversation,
+        role=Message.Role.TOOL_RESULTS,
+        content={
             "results": [
                 {
                     "call_id": r.call_id,
@@ -322,17 +332,42 @@ def _tools_run(
             ]
         },
     )
-    if not any(
+    handed_over = any(
         call.name == HANDOFF_TOOL and result.status == "ok"
         for call, result in zip(step.tool_calls, results, strict=True)
-    ):
-        return results, None
+    )
+    notice = _store_step(state, step_message, results_message, unstored, handed_over)
+    return results, notice
+
+
+def _store_step(
+    state: TurnState,
+    step_message: Message,
+    results_message: Message,
+    unstored: list[ToolCallLog],
+    handed_over: bool,
+) -> Message | None:
+    """The rows a step leaves, in one transaction (two statements when its calls
+    only read): the step unless stored already, its results, the log rows not
+    stored yet, and the handoff notice when one is due."""
+    with transaction.atomic():
+        if step_message.pk is None:
+            Message.objects.bulk_create([step_message, results_message])
+        else:
+            results_message.save()
+        for log in unstored:
+            log.message_key = str(step_message.pk)
+        ToolCallLog.objects.bulk_create(unstored)
+        return _handed_over_notice(state) if handed_over else None
+
+
+def _handed_over_notice(state: TurnState) -> Message:
     with override(state.conversation.language):
         text = gettext(
             "A member of the gym's staff will look at this conversation and answer "
             "you here."
         )
-    return results, _store(state, Message.Role.NOTICE, text, {"reason": "handoff"})
+    return _store(state, Message.Role.NOTICE, text, {"reason": "handoff"})
 
 
 async def _unavailable(

@@ -82,6 +82,20 @@ def test_sequential_tool_calls_benchmark_runs():
         for provider in ("openai", "anthropic")
         for calls in ("1", "10", "40")
     ], output
+    breakdown = re.findall(
+        r"^(openai|anthropic) +turn of 40 calls, a call's mean time by part: "
+        r"message and log rows ([\d.]+) ms, "
+        r"the catalog search \(the tool's own work\) ([\d.]+) ms, "
+        r"dispatcher and bookkeeping in the database thread (-?[\d.]+) ms, "
+        r"hand-off to the database thread (-?[\d.]+) ms, "
+        r"request \(SDK, adapter\) and turn loop ([\d.]+) ms$",
+        output,
+        flags=re.MULTILINE,
+    )
+    assert [line[0] for line in breakdown] == ["openai", "anthropic"], output
+    for _, *parts in breakdown:
+        storage, search = float(parts[0]), float(parts[1])
+        assert storage > 0 and search > 0, output  # both were timed in the turn
     by_history = re.findall(
         r"^(openai|anthropic) +one request, history of 0 calls [\d.]+ ms, "
         r"10 calls [\d.]+ ms, 40 calls [\d.]+ ms, 100 calls [\d.]+ ms$",

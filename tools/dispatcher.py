@@ -90,6 +90,11 @@ class CallContext:
     message_key: str = ""
     registry: ToolRegistry = field(default_factory=published_registry)
     clients: ClientFactory = client_for
+    #: When given, the log row of a call that never acted (a read, or a call refused
+    #: before it ran) is put here instead of written, for the caller to write with
+    #: the rest of its turn's step in one transaction. A write's row is always
+    #: stored as it is claimed, before it runs.
+    unstored_logs: list[ToolCallLog] | None = None
 
 
 class _Trace:
@@ -123,6 +128,7 @@ def dispatch_tool_call(call: ToolCall, context: CallContext) -> ToolResult:
     if tool is None or (tool.needs_member and context.member is None):
         trace.step("offered", offered=False)
         return _finish(
+            context,
             log,
             trace,
             call,
@@ -138,7 +144,7 @@ def dispatch_tool_call(call: ToolCall, context: CallContext) -> ToolResult:
     trace.step("validated", valid=log.valid, errors=errors)
     if arguments is None:
         return _finish(
-            log, trace, call, INVALID_ARGUMENTS, {"errors": errors}, tool=tool
+            context, log, trace, call, INVALID_ARGUMENTS, {"errors": errors}, tool=tool
         )
     log.arguments = arguments
     amount = _amount(tool, arguments)
@@ -150,7 +156,7 @@ def dispatch_tool_call(call: ToolCall, context: CallContext) -> ToolResult:
         trace.step("limit", amount=str(amount), max_amount=str(policy.max_amount))
         errors = [f"The amount is above this gym's limit of {policy.max_amount}."]
         return _finish(
-            log, trace, call, INVALID_ARGUMENTS, {"errors": errors}, tool=tool
+            context, log, trace, call, INVALID_ARGUMENTS, {"errors": errors}, tool=tool
         )
 
     if not tool.is_write:
@@ -177,7 +183,7 @@ def dispatch_tool_call(call: ToolCall, context: CallContext) -> ToolResult:
             "first": first.result,
             "verification": first.verification or UNVERIFIABLE,
         }
-        return _finish(log, trace, call, DUPLICATE, payload, tool=tool)
+        return _finish(context, log, trace, call, DUPLICATE, payload, tool=tool)
     trace.step("duplicate", first=None)
 
     if policy.gated_for(amount):
@@ -191,7 +197,7 @@ def dispatch_tool_call(call: ToolCall, context: CallContext) -> ToolResult:
             "verification": NOT_APPLIED,
             "message": "Waiting for approval by the gym's staff; nothing has been done yet.",
         }
-        return _finish(log, trace, call, PENDING_APPROVAL, payload, tool=tool)
+        return _finish(context, log, trace, call, PENDING_APPROVAL, payload, tool=tool)
     return execute_and_verify(
         tool=tool, arguments=arguments, log=log, context=context, trace=trace, call=call
     )
@@ -293,7 +299,7 @@ def execute_and_verify(
     except IntegrationUnavailable:
         trace.step("attempt", number=0, error="unavailable")
         payload = {"message": _unavailable_message(tool)}
-        return _finish(log, trace, call, UNAVAILABLE, payload, tool=tool)
+        return _finish(context, log, trace, call, UNAVAILABLE, payload, tool=tool)
 
     with translation.override(MODEL_LANGUAGE):
         return _run(tool, arguments, log, context, trace, call, client)
@@ -309,7 +315,7 @@ def _run(
     client: Any,
 ) -> ToolResult:
     def finish(status: str, payload: dict[str, Any]) -> ToolResult:
-        return _finish(log, trace, call, status, payload, tool=tool)
+        return _finish(context, log, trace, call, status, payload, tool=tool)
 
     handler_context = HandlerContext(
         business=context.business,
@@ -410,10 +416,11 @@ def _unknown(
         "handoff": str(handoff.pk),
         "message": "It is not known whether the change was saved; the gym's staff will check it.",
     }
-    return _finish(log, trace, call, UNKNOWN_OUTCOME, payload, tool=tool)
+    return _finish(context, log, trace, call, UNKNOWN_OUTCOME, payload, tool=tool)
 
 
 def _finish(
+    context: CallContext,
     log: ToolCallLog,
     trace: _Trace,
     call: ToolCall,
@@ -432,7 +439,7 @@ def _finish(
     log.steps = trace.steps
     log.finished_at = timezone.now()
     log.duration_ms = trace.elapsed_ms()
-    _record(log)
+    _record(log, context)
     return ToolResult(
         call_id=call.id,
         status=status,
@@ -454,13 +461,16 @@ FINAL_FIELDS = [
 ]
 
 
-def _record(log: ToolCallLog) -> None:
+def _record(log: ToolCallLog, context: CallContext) -> None:
     """Write the call's row of the verification log (one statement): an update when
-    the row was stored earlier (a claimed write), else its insert."""
-    if log._state.adding:
-        log.save(force_insert=True)
-    else:
+    the row was stored earlier (a claimed write), else its insert, unless the caller
+    keeps unstored rows to write them itself."""
+    if not log._state.adding:
         log.save(update_fields=FINAL_FIELDS)
+    elif context.unstored_logs is not None:
+        context.unstored_logs.append(log)
+    else:
+        log.save(force_insert=True)
 
 
 def _raw_text(arguments: str | Mapping[str, Any]) -> str:

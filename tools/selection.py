@@ -67,6 +67,11 @@ class ToolSelection:
         registry = self.registry or published_registry()
         return [tool.spec() for tool in registry if tool.name in self.offered]
 
+    def offers_write(self, name: str) -> bool:
+        """Whether ``name`` is an offered tool that changes data."""
+        tool = (self.registry or published_registry()).get(name)
+        return name in self.offered and tool is not None and tool.is_write
+
 
 def offered_tools(
     agent: Any, member: Member | None, *, registry: ToolRegistry | None = None

@@ -213,7 +213,7 @@ def run(database_url: str, calls: int) -> None:
     # 1. The dispatcher's own work: persistence switched off (the log row and the
     #    action claim replaced by no-ops, so no SQL runs at all).
     record, claim = dispatcher._record, dispatcher._claim_action
-    dispatcher._record = lambda log: None  # type: ignore[assignment]
+    dispatcher._record = lambda log, context: None  # type: ignore[assignment]
     dispatcher._claim_action = lambda log: setattr(log._state, "adding", False)  # type: ignore[assignment]
     try:
         for kind in ("read", "write"):

@@ -2,11 +2,17 @@
 and Anthropic adapters, against an in-process fake endpoint (no socket).
 
 Each step of the scripted model proposes one ``search_foods`` call until it has made
-N, then answers. Then, apart, one request with a history of 0, 10, 40 and 100 calls
-already made: what the adapter and the SDK cost per request as the history grows. A call's cost is everything the harness does for it: the SDK
+N, then answers. A call's cost is everything the harness does for it: the SDK
 building the request from the whole history and parsing the streamed answer, the
 adapter, the dispatcher (validation, the demo catalog's query, the log row) and the
-turn's own bookkeeping; the fake's own time is measured and left out.
+turn's own bookkeeping; the fake's own time is measured and left out. For the turn of
+40 calls it also prints where a call's time goes: the rows written (the step and
+results messages, the log row), the catalog's search (the tool's own work, not the
+harness's), the rest of the work in the database thread, the hand-off to that
+thread, and what is left on the event loop (the provider request and the loop).
+
+Then, apart, one request with a history of 0, 10, 40 and 100 calls already made:
+what the adapter and the SDK cost per request as the history grows.
 
 Run: ``make bench`` or ``DEBUG=1 .venv/bin/python tests/bench/bench_tool_calls.py``.
 """
@@ -91,24 +97,56 @@ class FakeEndpoint:
             self.seconds += time.perf_counter() - started
 
 
-def run(database_url: str, repeats: int) -> None:
-    agent = _setup(database_url)
-    import agents.turn as turn
+class PartClock:
+    """Seconds spent in some of the harness's functions, by part of a call."""
 
-    # How much of a call is database work, timed inside the database thread.
-    database_seconds = 0.0
-    hand_off = turn.db_call
+    def __init__(self) -> None:
+        self.seconds: dict[str, float] = {}
 
-    async def timed_db_call(function: Any, *args: Any, **kwargs: Any) -> Any:
-        def inside(*args: Any, **kwargs: Any) -> Any:
-            nonlocal database_seconds
+    def wrap(self, part: str, function: Any) -> Any:
+        def timed(*args: Any, **kwargs: Any) -> Any:
             started = time.perf_counter()
             try:
                 return function(*args, **kwargs)
             finally:
-                database_seconds += time.perf_counter() - started
+                elapsed = time.perf_counter() - started
+                self.seconds[part] = self.seconds.get(part, 0.0) + elapsed
 
-        return await hand_off(inside, *args, **kwargs)
+        return timed
+
+
+#: The parts of a call the breakdown names, in the order it prints them.
+PARTS = (
+    ("storage", "message and log rows"),
+    ("tool", "the catalog search (the tool's own work)"),
+    ("dispatcher", "dispatcher and bookkeeping in the database thread"),
+    ("hand-off", "hand-off to the database thread"),
+    ("loop", "request (SDK, adapter) and turn loop"),
+)
+
+
+def run(database_url: str, repeats: int) -> None:
+    agent = _setup(database_url)
+    import agents.turn as turn
+    import tools.dispatcher as dispatcher
+    from tools.integrations.nutrition import NutritionClient
+
+    # Where a call's time goes: database work is timed inside the database thread,
+    # and within it the rows written and the catalog's search.
+    clock = PartClock()
+    turn._store_step = clock.wrap("storage", turn._store_step)  # type: ignore[method-assign]
+    turn._store = clock.wrap("storage", turn._store)  # type: ignore[method-assign]
+    dispatcher._record = clock.wrap("storage", dispatcher._record)  # type: ignore[method-assign]
+    NutritionClient.search_foods = clock.wrap("tool", NutritionClient.search_foods)  # type: ignore[method-assign]
+    hand_off = turn.db_call
+
+    async def timed_db_call(function: Any, *args: Any, **kwargs: Any) -> Any:
+        started = time.perf_counter()
+        try:
+            return await hand_off(clock.wrap("database", function), *args, **kwargs)
+        finally:
+            elapsed = time.perf_counter() - started
+            clock.seconds["waited"] = clock.seconds.get("waited", 0.0) + elapsed
 
     turn.db_call = timed_db_call  # type: ignore[assignment]
     from agents.conversations import conversation_start
@@ -117,24 +155,38 @@ def run(database_url: str, repeats: int) -> None:
         for calls in (1, 10, 40):
             per_call = []
             database_share = []
+            parts = dict.fromkeys([key for key, _ in PARTS], 0.0)
             for _ in range(repeats):
                 endpoint = FakeEndpoint(name, _model(calls))
                 turn.provider_for = lambda agent, conversation, e=endpoint: e.provider  # type: ignore[assignment]
                 conversation = conversation_start(agent=agent, member=None)
-                database_seconds = 0.0
+                clock.seconds.clear()
                 started = time.perf_counter()
                 messages = asyncio.run(turn.turn_run(conversation, "busca arroz"))
                 elapsed = time.perf_counter() - started - endpoint.seconds
                 if messages[-1].text != "Listo.":
                     raise AssertionError(messages[-1].text)
                 per_call.append(elapsed / calls * 1000)
-                database_share.append(database_seconds / elapsed)
+                seconds = clock.seconds
+                database_share.append(seconds["database"] / elapsed)
+                parts["storage"] += seconds["storage"]
+                parts["tool"] += seconds["tool"]
+                parts["dispatcher"] += (
+                    seconds["database"] - seconds["storage"] - seconds["tool"]
+                )
+                parts["hand-off"] += seconds["waited"] - seconds["database"]
+                parts["loop"] += elapsed - seconds["waited"]
             print(
                 f"{name:9} turn of {calls:2} sequential calls: "
                 f"median {statistics.median(per_call):5.2f} ms per call "
                 f"(min {min(per_call):5.2f}), "
                 f"{statistics.median(database_share):.0%} of it database work"
             )
+        each = 1000 / (calls * repeats)  # the longest turn's parts, per call
+        print(
+            f"{name:9} turn of {calls:2} calls, a call's mean time by part: "
+            + ", ".join(f"{label} {parts[key] * each:.2f} ms" for key, label in PARTS)
+        )
 
 
 def _history(provider: str, calls: int) -> tuple[Any, ...]:
