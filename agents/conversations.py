@@ -13,7 +13,17 @@ from django.utils import timezone
 from agents.models import Agent, Conversation, Message
 from agents.providers.base import AssistantStep, HistoryItem, ToolResults, UserText
 from gymnasia.gyms.models import Member
-from tools.types import ToolCall, ToolResult
+from tools.models import ToolCallLog
+from tools.registry import published_registry
+from tools.types import (
+    ERROR_STATUSES,
+    FAILED,
+    NOT_APPLIED,
+    UNKNOWN_OUTCOME,
+    UNVERIFIABLE,
+    ToolCall,
+    ToolResult,
+)
 
 TOKEN_SALT = "gymnasia.conversation.v1"  # noqa: S105 (a salt, not a secret)
 TOKEN_LIFETIME = datetime.timedelta(hours=12)
@@ -95,10 +105,27 @@ def _call(data: dict[str, Any]) -> ToolCall:
     return ToolCall(id=data["id"], name=data["name"], arguments=data["arguments"])
 
 
+def _result(data: dict[str, Any]) -> ToolResult:
+    return ToolResult(
+        call_id=data["call_id"],
+        status=data["status"],
+        payload=data["payload"],
+        is_error=data["is_error"],
+    )
+
+
 def conversation_history(conversation: Conversation) -> tuple[HistoryItem, ...]:
-    """The conversation in the neutral shape every provider adapter reads."""
+    """The conversation in the neutral shape every provider adapter reads.
+
+    Every step's calls are answered, each under its call id. A turn stopped between
+    a step and its results (its process ended while a write ran) left calls with no
+    result, and the providers refuse a history with an unanswered call: the
+    conversation could never go on. Such calls are answered from the verification
+    log (``interrupted_results``).
+    """
+    messages = list(Message.objects.filter(conversation=conversation).order_by("pk"))
     items: list[HistoryItem] = []
-    for message in Message.objects.filter(conversation=conversation).order_by("pk"):
+    for index, message in enumerate(messages):
         if message.role == Message.Role.MEMBER:
             items.append(UserText(message.text))
         elif message.role == Message.Role.ASSISTANT:
@@ -106,30 +133,73 @@ def conversation_history(conversation: Conversation) -> tuple[HistoryItem, ...]:
                 AssistantStep(text=message.content.get("model_text", message.text))
             )
         elif message.role == Message.Role.STEP:
+            calls = tuple(_call(c) for c in message.content.get("tool_calls", []))
+            following = messages[index + 1] if index + 1 < len(messages) else None
+            stored = (
+                [_result(r) for r in following.content.get("results", [])]
+                if following is not None and following.role == Message.Role.TOOL_RESULTS
+                else []
+            )
+            answered = {result.call_id for result in stored}
+            unanswered = [call for call in calls if call.id not in answered]
+            if unanswered:
+                stored += interrupted_results(step=message, calls=unanswered)
             items.append(
                 AssistantStep(
                     text=message.text,
-                    tool_calls=tuple(
-                        _call(c) for c in message.content.get("tool_calls", [])
-                    ),
+                    tool_calls=calls,
                     provider_state=message.content.get("provider_state", {}),
                 )
             )
-        elif message.role == Message.Role.TOOL_RESULTS:
-            items.append(
-                ToolResults(
-                    tuple(
-                        ToolResult(
-                            call_id=r["call_id"],
-                            status=r["status"],
-                            payload=r["payload"],
-                            is_error=r["is_error"],
-                        )
-                        for r in message.content.get("results", [])
-                    )
-                )
-            )
+            items.append(ToolResults(tuple(stored)))
+        # Results are read with their step, just above.
     return tuple(items)
+
+
+def interrupted_results(*, step: Message, calls: list[ToolCall]) -> list[ToolResult]:
+    """Results for calls of a step whose results were never stored: what the
+    verification log recorded when the call finished; else nothing was done when no
+    write was ever claimed (a write is recorded before it runs); else nobody knows
+    (R9: the sweep hands such a call to staff)."""
+    logs = {
+        log.provider_call_id: log
+        for log in ToolCallLog.objects.filter(
+            conversation_key=str(step.conversation_id), message_key=str(step.pk)
+        )
+    }
+    registry = published_registry()
+    results = []
+    for call in calls:
+        log = logs.get(call.id[:200])
+        tool = registry.get(call.name)
+        payload: dict[str, Any]
+        if log is not None and log.status not in ("", ToolCallLog.EXECUTING):
+            payload = dict(log.result) or {"status": log.status}
+        elif log is not None:
+            payload = {
+                "status": UNKNOWN_OUTCOME,
+                "verification": UNVERIFIABLE,
+                "message": "The turn stopped while this call ran; it is not known "
+                "whether the change was saved. The gym's staff will check it.",
+            }
+        else:
+            payload = {
+                "status": FAILED,
+                "message": "The turn stopped before this call's result was kept; "
+                "nothing was changed.",
+            }
+            if tool is not None and tool.is_write:
+                payload["verification"] = NOT_APPLIED
+        status = str(payload.get("status", FAILED))
+        results.append(
+            ToolResult(
+                call_id=call.id,
+                status=status,
+                payload=payload,
+                is_error=status in ERROR_STATUSES,
+            )
+        )
+    return results
 
 
 def conversation_excerpts(

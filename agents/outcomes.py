@@ -14,6 +14,7 @@ import uuid
 from typing import Any
 
 from asgiref.sync import async_to_sync
+from django.db import transaction
 from django.utils.translation import gettext, override
 
 from agents.conversations import conversation_history, message_add
@@ -93,31 +94,33 @@ def conversation_outcome_post(
         payload=result_payload,
         is_error=result_payload.get("status") in ERROR_STATUSES,
     )
-    message_add(
-        conversation=conversation,
-        role=Message.Role.STEP,
-        content={
-            "tool_calls": [
-                {"id": call.id, "name": call.name, "arguments": call.arguments}
-            ],
-            "provider_state": {},
-            "approved_action": action_id,
-        },
-    )
-    message_add(
-        conversation=conversation,
-        role=Message.Role.TOOL_RESULTS,
-        content={
-            "results": [
-                {
-                    "call_id": result.call_id,
-                    "status": result.status,
-                    "payload": result_payload,
-                    "is_error": result.is_error,
-                }
-            ]
-        },
-    )
+    # The step and its result together: a history never holds one without the other.
+    with transaction.atomic():
+        message_add(
+            conversation=conversation,
+            role=Message.Role.STEP,
+            content={
+                "tool_calls": [
+                    {"id": call.id, "name": call.name, "arguments": call.arguments}
+                ],
+                "provider_state": {},
+                "approved_action": action_id,
+            },
+        )
+        message_add(
+            conversation=conversation,
+            role=Message.Role.TOOL_RESULTS,
+            content={
+                "results": [
+                    {
+                        "call_id": result.call_id,
+                        "status": result.status,
+                        "payload": result_payload,
+                        "is_error": result.is_error,
+                    }
+                ]
+            },
+        )
     prefix = verdict_prefix(
         verdict_cases([(tool_name, result_payload)]), conversation.language
     )

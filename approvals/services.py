@@ -26,12 +26,17 @@ from approvals.presentation import TOOL_TITLES
 from gymnasia.errors import Conflict, InvalidValue, NotFound
 from gymnasia.gyms.models import StaffRole
 from tools.canonical import action_key, canonical_arguments
-from tools.dispatcher import CallContext, execute_and_verify, parse_arguments
+from tools.dispatcher import (
+    MAX_ATTEMPTS,
+    CallContext,
+    execute_and_verify,
+    parse_arguments,
+)
 from tools.models import ToolCallLog
 from tools.registry import published_registry
 from tools.selection import ToolPolicy
 from tools.services import handoff_create
-from tools.types import OK, UNKNOWN_OUTCOME
+from tools.types import OK, UNKNOWN_OUTCOME, UNVERIFIABLE
 
 DEFAULT_VALIDITY = datetime.timedelta(hours=24)
 #: An approved action whose task has not started after this long lost its message.
@@ -361,7 +366,8 @@ def pending_action_execute(*, action_id: Any) -> str:
 
 def pending_actions_sweep(*, now: datetime.datetime | None = None) -> dict[str, int]:
     """The periodic sweep: expire overdue requests, re-send approved actions whose
-    task message was lost, and hand over actions stuck in *executing*."""
+    task message was lost, and hand over actions stuck in *executing* and the
+    writes of turns that stopped while they ran."""
     now = now or timezone.now()
     expired = pending_actions_expire(now=now)
     from approvals.tasks import execute_approved_action
@@ -381,4 +387,70 @@ def pending_actions_sweep(*, now: datetime.datetime | None = None) -> dict[str, 
     )
     for action_id in stuck:
         _unknown_after_redelivery(action_id)
-    return {"expired": expired, "resent": len(lost), "unknown": len(stuck)}
+    interrupted = turn_calls_interrupted_hand_over(now=now)
+    return {
+        "expired": expired,
+        "resent": len(lost),
+        "unknown": len(stuck),
+        "interrupted": interrupted,
+    }
+
+
+def turn_calls_interrupted_hand_over(*, now: datetime.datetime) -> int:
+    """Hand to staff the writes of turns that stopped while they ran (R9).
+
+    A write is recorded as executing before it runs; a turn's process that ended
+    (a crash, a restart) never recorded its outcome, and nothing ever will: it may
+    or may not have been done, so it becomes an unknown outcome with a handoff, and
+    it is never run again. Approved actions' executions have their own path above,
+    and a queued call's record belongs to its pending action."""
+    # Each attempt stops at the execution timeout; well past the last one, nothing
+    # is still running.
+    stuck_after = datetime.timedelta(
+        seconds=MAX_ATTEMPTS * settings.TOOLS_EXECUTION_TIMEOUT + 60
+    )
+    stuck = ToolCallLog.objects.filter(
+        status=ToolCallLog.EXECUTING,
+        created_at__lte=now - stuck_after,
+        pending_action__isnull=True,
+        approved_action__isnull=True,
+    ).select_related("business", "member")
+    handed_over = 0
+    for log in stuck:
+        with transaction.atomic():
+            handoff = handoff_create(
+                business=log.business,
+                member=log.member,
+                conversation_key=log.conversation_key,
+                reason=f"Could not confirm {log.tool_name}.",
+                tried={"tool": log.tool_name, "arguments": log.arguments},
+                known=(
+                    "The assistant's turn stopped while this change was being made "
+                    "and never recorded its outcome; it may or may not have been done."
+                ),
+                tool_call=log,
+            )
+            result = {
+                "status": UNKNOWN_OUTCOME,
+                "verification": UNVERIFIABLE,
+                "handoff": str(handoff.pk),
+                "message": "It is not known whether the change was saved; the gym's "
+                "staff will check it.",
+            }
+            changed = ToolCallLog.objects.filter(
+                pk=log.pk, status=ToolCallLog.EXECUTING
+            ).update(
+                status=UNKNOWN_OUTCOME,
+                verification=UNVERIFIABLE,
+                result=result,
+                steps=[
+                    *log.steps,
+                    {"step": "handoff", "handoff": str(handoff.pk), "by": "sweep"},
+                ],
+                finished_at=now,
+            )
+            if not changed:  # it finished meanwhile: nothing to hand over
+                transaction.set_rollback(True)
+                continue
+        handed_over += 1
+    return handed_over

@@ -15,5 +15,6 @@ def execute_approved_action(action_id: str) -> str:
 
 @shared_task(name="approvals.sweep")
 def sweep_pending_actions() -> dict[str, int]:
-    """Expire, re-send lost approvals, and hand over stuck executions."""
+    """Expire, re-send lost approvals, and hand over stuck executions and the
+    writes of turns that stopped while they ran."""
     return pending_actions_sweep()

@@ -12,8 +12,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agents.providers.base import (
+    AssistantStep,
     ProviderEvent,
     TextDelta,
+    ToolResults,
     UserText,
 )
 from tests.agents.provider_kit import (
@@ -24,7 +26,7 @@ from tests.agents.provider_kit import (
     run_step,
 )
 from tests.fakes.llm_server import FakeLLM, Step
-from tools.types import ToolCall
+from tools.types import ToolCall, ToolResult
 
 # --- failures ----------------------------------------------------------------
 
@@ -104,6 +106,34 @@ async def test_http_errors_map_to_neutral_kinds(
     if kind in ("rate_limited", "overloaded"):
         assert error.retry_after == 7.0
     assert len(fake.requests[provider_name]) == 1  # the SDK did not retry
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("provider_name", PROVIDERS)
+async def test_a_history_with_an_unanswered_call_is_refused(
+    fake: FakeLLM, provider_name: str
+) -> None:
+    """As the real APIs refuse it (the fake checks the pairing as they do): the
+    harness must never send a call without its result right after it."""
+    fake.script(
+        provider_name,
+        [
+            Step(tool_calls=[("call_1", "get_weather", {"city": "Bilbao"})]),
+            Step(text="Hace sol."),
+        ],
+    )
+    async with open_provider(provider_name, fake.base_url) as p:
+        _, first = await run_step(p, request_with(UserText("¿Tiempo?")))
+        step = AssistantStep(first.text, first.tool_calls, first.provider_state)
+        unanswered = request_with(UserText("¿Tiempo?"), step, UserText("¿Y bien?"))
+        error = await expect_failure(p, unanswered)
+        result = ToolResult("call_1", "ok", {"status": "ok", "sky": "sol"}, False)
+        answered = request_with(
+            UserText("¿Tiempo?"), step, ToolResults((result,)), UserText("¿Y bien?")
+        )
+        _, done = await run_step(p, answered)
+    assert error.kind == "refused"
+    assert done.text == "Hace sol."
 
 
 @pytest.mark.anyio

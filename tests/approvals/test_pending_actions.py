@@ -188,7 +188,7 @@ def test_the_sweep_expires_resends_and_hands_over(world, staff, sent):
     )
     with time_machine.travel(timezone.now() + datetime.timedelta(hours=25)):
         counts = pending_actions_sweep()
-    assert counts == {"expired": 1, "resent": 1, "unknown": 1}
+    assert counts == {"expired": 1, "resent": 1, "unknown": 1, "interrupted": 0}
     statuses = {a.pk: a.status for a in PendingAction.objects.all()}
     assert statuses[overdue.pk] == "expired"
     assert statuses[stuck.pk] == "unknown"

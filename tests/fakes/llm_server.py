@@ -612,6 +612,12 @@ class FakeLLM:
     # request handling (called from handler threads)
 
     def _answer(self, provider: Provider, record: RecordedRequest) -> _Reply:
+        refused = _unanswered_call(provider, record.body)
+        if refused is not None:
+            # As the real APIs do: the request is refused and no step is used.
+            with self._lock:
+                self._requests[provider].append(record)
+            return _refusal(provider, refused)
         with self._lock:
             self._requests[provider].append(record)
             self._counter += 1
@@ -641,6 +647,81 @@ class FakeLLM:
         else:
             reply.delay = step.delay
         return reply
+
+
+def _unanswered_call(provider: Provider, body: dict[str, Any]) -> str | None:
+    """Why a real API would refuse this history: a tool call without its result
+    right after it, or a result for no call (in the API's own words), else None."""
+    if provider == "openai":
+        items = [i for i in body.get("input") or [] if isinstance(i, dict)]
+        calls = [i.get("call_id") for i in items if i.get("type") == "function_call"]
+        outputs = [
+            i.get("call_id") for i in items if i.get("type") == "function_call_output"
+        ]
+        for call_id in calls:
+            if call_id not in outputs:
+                return f"No tool output found for function call {call_id}."
+        for call_id in outputs:
+            if call_id not in calls:
+                return (
+                    f"No tool call found for function call output with call_id "
+                    f"{call_id}."
+                )
+        return None
+    if provider == "anthropic":
+        messages = [m for m in body.get("messages") or [] if isinstance(m, dict)]
+        for number, message in enumerate(messages):
+            if message.get("role") != "assistant":
+                continue
+            uses = [
+                b.get("id") for b in _blocks(message) if b.get("type") == "tool_use"
+            ]
+            following = messages[number + 1] if number + 1 < len(messages) else {}
+            answered = {
+                b.get("tool_use_id")
+                for b in _blocks(following)
+                if following.get("role") == "user" and b.get("type") == "tool_result"
+            }
+            missing = [use for use in uses if use not in answered]
+            if missing:
+                return (
+                    f"messages.{number}: `tool_use` ids were found without "
+                    f"`tool_result` blocks immediately after: {', '.join(missing)}. "
+                    "Each `tool_use` block must have a corresponding `tool_result` "
+                    "block in the next message."
+                )
+        return None
+    contents = [c for c in body.get("contents") or [] if isinstance(c, dict)]
+    for number, content in enumerate(contents):
+        calls = _parts_with(content, "functionCall")
+        if content.get("role") != "model" or not calls:
+            continue
+        following = contents[number + 1] if number + 1 < len(contents) else {}
+        if _parts_with(following, "functionResponse") != calls:
+            return (
+                "Please ensure that the number of function response parts is equal "
+                "to the number of function call parts of the function call turn."
+            )
+    return None
+
+
+def _blocks(message: dict[str, Any]) -> list[dict[str, Any]]:
+    content = message.get("content")
+    return (
+        [b for b in content if isinstance(b, dict)] if isinstance(content, list) else []
+    )
+
+
+def _parts_with(content: dict[str, Any], key: str) -> int:
+    return sum(1 for part in content.get("parts") or [] if key in part)
+
+
+def _refusal(provider: Provider, message: str) -> _Reply:
+    """A 400 answer carrying ``message`` in the provider's error shape."""
+    reply = _error_reply(provider, 400, Step())
+    assert reply.body is not None
+    reply.body["error"]["message"] = message
+    return reply
 
 
 def _error_reply(provider: Provider, status: int, step: Step) -> _Reply:

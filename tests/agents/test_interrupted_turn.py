@@ -1,0 +1,243 @@
+"""A turn whose process stopped while a write ran (a crash, a restart): the
+conversation goes on, every call of the stopped step is answered truthfully, the
+write is never run again, and the sweep hands it to staff (R9)."""
+
+from __future__ import annotations
+
+import datetime
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from io import StringIO
+from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
+
+import pytest
+import time_machine
+from django.core.management import call_command
+from django.db import connection
+from django.utils import timezone
+
+from agents.conversations import (
+    conversation_history,
+    conversation_start,
+    conversation_token,
+)
+from agents.models import Agent, Message
+from agents.providers.base import ToolResults
+from approvals.services import pending_actions_sweep
+from gymnasia.classes.models import Booking, ClassSession
+from gymnasia.gyms.models import Member
+from tests.fakes.llm_server import Step, running_fake_llm
+from tools.models import Handoff, ToolCallLog
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture
+def demo():
+    call_command("seed_demo", stdout=StringIO())
+    agent = Agent.objects.get()
+    return agent, Member.objects.get(external_id="socio-1001")
+
+
+def stopped_step(conversation, *calls):
+    """What a stopped turn leaves: its step, and no results."""
+    return Message.objects.create(
+        conversation=conversation,
+        role=Message.Role.STEP,
+        content={
+            "tool_calls": [
+                {"id": call_id, "name": name, "arguments": "{}"}
+                for call_id, name in calls
+            ],
+            "provider_state": {},
+        },
+    )
+
+
+def log_row(conversation, step, call_id, tool, status, **fields):
+    return ToolCallLog.objects.create(
+        business=conversation.business,
+        member=conversation.member,
+        conversation_key=str(conversation.pk),
+        message_key=str(step.pk),
+        provider_call_id=call_id,
+        tool_name=tool,
+        effect="write" if tool.startswith(("book", "add")) else "read",
+        status=status,
+        **fields,
+    )
+
+
+@pytest.mark.django_db
+def test_every_call_of_a_stopped_step_is_answered_from_what_is_known(demo):
+    agent, member = demo
+    conversation = conversation_start(agent=agent, member=member)
+    Message.objects.create(conversation=conversation, role="member", text="hola")
+    step = stopped_step(
+        conversation,
+        ("call_done", "book_class"),
+        ("call_running", "add_food_to_meal"),
+        ("call_read", "search_foods"),
+        ("call_never", "book_class"),
+    )
+    done = {"status": "ok", "booking": {"booking_id": 7}, "verification": "verified"}
+    log_row(conversation, step, "call_done", "book_class", "ok", result=done)
+    log_row(conversation, step, "call_running", "add_food_to_meal", "executing")
+    Message.objects.create(conversation=conversation, role="member", text="¿y?")
+
+    history = conversation_history(conversation)
+
+    results = history[2]
+    assert isinstance(results, ToolResults)
+    by_id = {r.call_id: r for r in results.results}
+    assert list(by_id) == ["call_done", "call_running", "call_read", "call_never"]
+    assert by_id["call_done"].payload == done  # the log knows how it ended
+    assert by_id["call_running"].payload["status"] == "unknown_outcome"
+    assert by_id["call_running"].payload["verification"] == "unverifiable"
+    # No row: a write never claimed never ran; a read's result was not kept.
+    assert by_id["call_never"].payload["status"] == "failed"
+    assert by_id["call_never"].payload["verification"] == "not_applied"
+    assert by_id["call_read"].payload["status"] == "failed"
+    assert "verification" not in by_id["call_read"].payload
+    assert [r.is_error for r in results.results] == [False, True, True, True]
+    assert type(history[3]).__name__ == "UserText"
+
+
+@pytest.mark.django_db
+def test_a_stopped_write_is_handed_to_staff_once_its_time_is_surely_over(demo):
+    agent, member = demo
+    conversation = conversation_start(agent=agent, member=member)
+    step = stopped_step(conversation, ("call_1", "book_class"))
+    stuck = log_row(conversation, step, "call_1", "book_class", "executing")
+    fresh = log_row(conversation, step, "call_2", "book_class", "executing")
+    ToolCallLog.objects.filter(pk=stuck.pk).update(
+        created_at=timezone.now() - datetime.timedelta(minutes=2)
+    )
+
+    assert pending_actions_sweep()["interrupted"] == 1
+    assert pending_actions_sweep()["interrupted"] == 0  # once
+
+    stuck.refresh_from_db()
+    handoff = Handoff.objects.get()
+    assert handoff.tool_call == stuck
+    assert (stuck.status, stuck.verification) == ("unknown_outcome", "unverifiable")
+    assert stuck.result["handoff"] == str(handoff.pk)
+    fresh.refresh_from_db()
+    assert fresh.status == "executing"  # it may still be running
+
+
+def _database_url_of_this_test() -> str:
+    """The URL of the test database this process uses, for a second process."""
+    parts = urlsplit(os.environ["DATABASE_URL"])
+    return urlunsplit(parts._replace(path="/" + connection.settings_dict["NAME"]))
+
+
+TURN_IN_A_PROCESS = """
+import asyncio, os, django
+django.setup()
+from agents.models import Conversation
+from agents.turn import turn_run
+from tools.integrations.faults import Fault, inject_fault
+conversation = Conversation.objects.select_related("agent", "member", "business").get(
+    pk=os.environ["CONVERSATION"]
+)
+with inject_fault("classes", Fault.SLOW_WRITE):
+    asyncio.run(turn_run(conversation, "Resérvame el spinning"))
+"""
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_after_a_process_is_killed_mid_write_the_conversation_goes_on(
+    client, settings, monkeypatch
+):
+    with running_fake_llm() as fake:
+        settings.OPENAI_API_KEY = "sk-test"
+        monkeypatch.setenv("OPENAI_BASE_URL", f"{fake.base_url}/v1")
+        call_command("seed_demo", provider="openai", stdout=StringIO())
+        agent = Agent.objects.get()
+        member = Member.objects.get(external_id="socio-1001")
+        conversation = conversation_start(agent=agent, member=member)
+        session = ClassSession.objects.filter(
+            business=agent.business, starts_at__gt=timezone.now()
+        ).first()
+        bookings = Booking.objects.count()
+        fake.script(
+            "openai",
+            [
+                Step(
+                    tool_calls=[("call_book", "book_class", {"session_id": session.pk})]
+                )
+            ],
+        )
+
+        # Given a turn in its own process, killed while its write stalls.
+        turn = subprocess.Popen(
+            [sys.executable, "-c", TURN_IN_A_PROCESS],
+            cwd=ROOT,
+            env={
+                **os.environ,
+                "DEBUG": "1",
+                "DATABASE_URL": _database_url_of_this_test(),
+                "OPENAI_API_KEY": "sk-test",
+                "OPENAI_BASE_URL": f"{fake.base_url}/v1",
+                "CONVERSATION": str(conversation.pk),
+            },
+        )
+        deadline = time.monotonic() + 30
+        while not ToolCallLog.objects.filter(status="executing").exists():
+            assert turn.poll() is None and time.monotonic() < deadline
+            time.sleep(0.05)
+        time.sleep(0.5)  # inside the write's stall
+        turn.send_signal(signal.SIGKILL)
+        turn.wait(timeout=10)
+
+        # The database rolled the killed write back: no booking, the step unanswered.
+        assert Booking.objects.count() == bookings
+        assert [m.role for m in Message.objects.filter(conversation=conversation)] == [
+            "member",
+            "step",
+        ]
+
+        # When the member writes again, the model is asked with every call answered.
+        fake.script("openai", [Step(text="Lo revisará el equipo.")])
+        token, _ = conversation_token(conversation)
+        response = client.post(
+            f"/api/v1/conversations/{conversation.pk}/messages",
+            {"text": "¿Está reservado?"},
+            content_type="application/json",
+            headers={"Authorization": f"Bearer {token}"},
+        )
+        assert response.status_code == 200
+        assert [m["role"] for m in response.json()["messages"]] == [
+            "member",
+            "assistant",
+        ]
+        assert response.json()["messages"][-1]["text"] == "Lo revisará el equipo."
+        request = fake.requests["openai"][-1].body
+        output = next(
+            item
+            for item in request["input"]
+            if item.get("type") == "function_call_output"
+        )
+        assert output["call_id"] == "call_book"
+        assert json.loads(output["output"])["status"] == "unknown_outcome"
+
+        # And once its time is surely over, the sweep gives it to staff, never runs
+        # it again, and the history says so.
+        with time_machine.travel(timezone.now() + datetime.timedelta(minutes=5)):
+            assert pending_actions_sweep()["interrupted"] == 1
+        log = ToolCallLog.objects.get(tool_name="book_class")
+        assert Handoff.objects.get().tool_call == log
+        assert Booking.objects.count() == bookings
+        (results,) = [
+            item
+            for item in conversation_history(conversation)
+            if isinstance(item, ToolResults)
+        ]
+        assert results.results[0].payload["handoff"] == str(Handoff.objects.get().pk)
