@@ -195,11 +195,19 @@ class ToolCallLog(models.Model):
         verbose_name_plural = _("tool calls")
         ordering = ["created_at"]
         # Every index costs each call's insert: only the lookups the harness and the
-        # pages make (an action's earlier calls, a conversation's log, a gym's log).
+        # pages make (an action's earlier calls, a conversation's log, a gym's log),
+        # and a partial one that only running writes enter.
         indexes = [
             models.Index(fields=["action_key", "created_at"]),
             models.Index(fields=["conversation_key", "created_at"]),
             models.Index(fields=["business", "created_at"]),
+            # The sweep's look for writes left running: a few rows, whatever the
+            # size of the log.
+            models.Index(
+                fields=["created_at"],
+                condition=models.Q(status="executing"),
+                name="toolcalllog_executing",
+            ),
         ]
 
     def __str__(self) -> str:
