@@ -1,11 +1,13 @@
-"""Telling the member what became of a request that waited for staff.
+"""Telling the member what became of a request that waited for staff, or of a
+write whose turn stopped while it ran.
 
 This is the one service through which ``approvals`` posts back into a conversation.
 An executed request continues the conversation: the action and its result join the
 history under their own call id, and the provider writes the member's message from
 the result, with the R10 sentence in front when it was not verified. A rejection, an
 expiry or a replaced request is told in fixed, honest words: nothing was done, and an
-expiry is not a rejection.
+expiry is not a rejection. A write handed to staff because its turn stopped is
+told with R10's sentence for a change that could not be confirmed.
 """
 
 from __future__ import annotations
@@ -21,10 +23,12 @@ from agents.conversations import conversation_history, message_add
 from agents.models import Conversation, Message
 from agents.providers.base import ModelRequest, ProviderError, StepDone
 from agents.turn import instructions_for, provider_for
-from agents.verdict import verdict_cases, verdict_prefix
+from agents.verdict import NOT_CONFIRMED, SENTENCES, verdict_cases, verdict_prefix
 from tools.types import ERROR_STATUSES, ToolCall, ToolResult
 
 EXECUTED = ("succeeded", "failed", "unknown")
+#: A turn's write whose process stopped while it ran; staff will check it.
+INTERRUPTED = "interrupted"
 
 
 def _conversation(key: str) -> Conversation | None:
@@ -42,6 +46,8 @@ def _conversation(key: str) -> Conversation | None:
 def _fixed_notice(
     conversation: Conversation, status: str, title: object, reason: str
 ) -> str:
+    if status == INTERRUPTED:  # R10's own words, as a reply would have begun
+        return SENTENCES.get(conversation.language, SENTENCES["en"])[NOT_CONFIRMED]
     with override(conversation.language):
         if status == "rejected":
             text = gettext(

@@ -20,7 +20,7 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from agents.outcomes import conversation_outcome_post
+from agents.outcomes import INTERRUPTED, conversation_outcome_post
 from approvals.models import PendingAction, PendingActionEvent
 from approvals.presentation import TOOL_TITLES
 from gymnasia.errors import Conflict, InvalidValue, NotFound
@@ -402,8 +402,9 @@ def turn_calls_interrupted_hand_over(*, now: datetime.datetime) -> int:
     A write is recorded as executing before it runs; a turn's process that ended
     (a crash, a restart) never recorded its outcome, and nothing ever will: it may
     or may not have been done, so it becomes an unknown outcome with a handoff, and
-    it is never run again. Approved actions' executions have their own path above,
-    and a queued call's record belongs to its pending action."""
+    it is never run again. The member is told in R10's words. Approved actions'
+    executions have their own path above, and a queued call's record belongs to
+    its pending action."""
     # Each attempt stops at the execution timeout; well past the last one, nothing
     # is still running.
     stuck_after = datetime.timedelta(
@@ -453,4 +454,12 @@ def turn_calls_interrupted_hand_over(*, now: datetime.datetime) -> int:
                 transaction.set_rollback(True)
                 continue
         handed_over += 1
+        conversation_outcome_post(
+            conversation_key=log.conversation_key,
+            action_id=str(log.pk),
+            tool_name=log.tool_name,
+            title=TOOL_TITLES.get(log.tool_name, log.tool_name),
+            arguments=dict(log.arguments or {}),
+            status=INTERRUPTED,
+        )
     return handed_over

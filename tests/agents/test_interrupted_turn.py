@@ -1,6 +1,7 @@
 """A turn whose process stopped while a write ran (a crash, a restart): the
 conversation goes on, every call of the stopped step is answered truthfully, the
-write is never run again, and the sweep hands it to staff (R9)."""
+write is never run again, and the sweep hands it to staff (R9) and tells the member
+in R10's words."""
 
 from __future__ import annotations
 
@@ -28,6 +29,7 @@ from agents.conversations import (
 )
 from agents.models import Agent, Message
 from agents.providers.base import ToolResults
+from agents.verdict import SENTENCES
 from approvals.services import pending_actions_sweep
 from gymnasia.classes.models import Booking, ClassSession
 from gymnasia.gyms.models import Member
@@ -129,6 +131,11 @@ def test_a_stopped_write_is_handed_to_staff_once_its_time_is_surely_over(demo):
     assert stuck.result["handoff"] == str(handoff.pk)
     fresh.refresh_from_db()
     assert fresh.status == "executing"  # it may still be running
+    # The member is told in R10's words, in their language, once.
+    notices = Message.objects.filter(conversation=conversation, role="notice")
+    assert [n.text for n in notices] == [
+        SENTENCES[conversation.language]["not_confirmed"]
+    ]
 
 
 def _database_url_of_this_test() -> str:
@@ -235,6 +242,14 @@ def test_after_a_process_is_killed_mid_write_the_conversation_goes_on(
         log = ToolCallLog.objects.get(tool_name="book_class")
         assert Handoff.objects.get().tool_call == log
         assert Booking.objects.count() == bookings
+        later = client.get(
+            f"/api/v1/conversations/{conversation.pk}/messages",
+            headers={"Authorization": f"Bearer {token}"},
+        ).json()["messages"]
+        assert (later[-1]["role"], later[-1]["text"]) == (
+            "notice",
+            SENTENCES["es"]["not_confirmed"],
+        )
         (results,) = [
             item
             for item in conversation_history(conversation)
