@@ -135,11 +135,7 @@ def conversation_history(conversation: Conversation) -> tuple[HistoryItem, ...]:
         elif message.role == Message.Role.STEP:
             calls = tuple(_call(c) for c in message.content.get("tool_calls", []))
             following = messages[index + 1] if index + 1 < len(messages) else None
-            stored = (
-                [_result(r) for r in following.content.get("results", [])]
-                if following is not None and following.role == Message.Role.TOOL_RESULTS
-                else []
-            )
+            stored = _stored_results(calls, following)
             answered = {result.call_id for result in stored}
             unanswered = [call for call in calls if call.id not in answered]
             if unanswered:
@@ -154,6 +150,20 @@ def conversation_history(conversation: Conversation) -> tuple[HistoryItem, ...]:
             items.append(ToolResults(tuple(stored)))
         # Results are read with their step, just above.
     return tuple(items)
+
+
+def _stored_results(
+    calls: tuple[ToolCall, ...], following: Message | None
+) -> list[ToolResult]:
+    """The stored results of a step's calls: the results row right after the step,
+    only those of its own calls (a turn running at the same time in the same
+    conversation may have stored its rows in between)."""
+    if following is None or following.role != Message.Role.TOOL_RESULTS:
+        return []
+    ids = {call.id for call in calls}
+    return [
+        _result(r) for r in following.content.get("results", []) if r["call_id"] in ids
+    ]
 
 
 def interrupted_results(*, step: Message, calls: list[ToolCall]) -> list[ToolResult]:

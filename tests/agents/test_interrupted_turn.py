@@ -111,6 +111,42 @@ def test_every_call_of_a_stopped_step_is_answered_from_what_is_known(demo):
 
 
 @pytest.mark.django_db
+def test_two_turns_storing_their_rows_in_between_keep_each_step_answered(demo):
+    """Two messages of one conversation answered at once: each step's results
+    carry its own calls only, whatever was stored in between."""
+    agent, member = demo
+    conversation = conversation_start(agent=agent, member=member)
+    first = stopped_step(conversation, ("call_a", "book_class"))
+    second = stopped_step(conversation, ("call_b", "book_class"))
+    for step, call_id in ((first, "call_a"), (second, "call_b")):
+        result = {"status": "ok", "verification": "verified", "of": call_id}
+        log_row(conversation, step, call_id, "book_class", "ok", result=result)
+        Message.objects.create(
+            conversation=conversation,
+            role=Message.Role.TOOL_RESULTS,
+            content={
+                "results": [
+                    {
+                        "call_id": call_id,
+                        "status": "ok",
+                        "payload": result,
+                        "is_error": False,
+                    }
+                ]
+            },
+        )
+
+    history = conversation_history(conversation)
+
+    answers = [
+        [(r.call_id, r.payload["of"]) for r in item.results]
+        for item in history
+        if isinstance(item, ToolResults)
+    ]
+    assert answers == [[("call_a", "call_a")], [("call_b", "call_b")]]
+
+
+@pytest.mark.django_db
 def test_a_stopped_write_is_handed_to_staff_once_its_time_is_surely_over(demo):
     agent, member = demo
     conversation = conversation_start(agent=agent, member=member)
