@@ -314,7 +314,9 @@ def _tool_call_html(call: dict[str, Any], log: ToolCallLog | None) -> SafeString
     pending = getattr(log, "pending_action", None) if log.gated else None
     handoffs = ", ".join(str(h.pk) for h in log.handoffs.all())
     steps = " → ".join(
-        f"{s['step']} ({s['ms']} ms)"
+        # Steps recorded after the call (settled by staff, handed over by the sweep)
+        # have no time since the call arrived.
+        f"{s['step']} ({s['ms']} ms)" if "ms" in s else str(s["step"])
         for s in log.steps
         if isinstance(s, dict) and "step" in s
     )

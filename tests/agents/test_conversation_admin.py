@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
+import re
 from io import StringIO
 
 import pytest
 from asgiref.sync import async_to_sync
+from django.contrib.auth.models import User
 from django.core.management import call_command
 
 from agents.conversations import conversation_start
 from agents.models import Agent
 from agents.turn import turn_run
 from gymnasia.gyms.models import Member
+from tools.models import ToolCallLog
+from tools.services import handoff_create, handoff_resolve
 
 pytestmark = pytest.mark.django_db
 
@@ -43,3 +47,34 @@ def test_the_timeline_shows_each_tool_calls_decisions(client, seeded, role, sett
     assert "<code>freeze_membership</code>" in html and "pending_approval" in html
     assert "He enviado tu solicitud al equipo del gimnasio" in html
     assert "offered: yes" in html.replace("</li>", "").replace("<li>", "")
+
+
+def test_the_timeline_shows_steps_recorded_after_the_call(client, seeded, settings):
+    """A call settled by staff, or handed over by the sweep, still shows, with
+    what was recorded after it."""
+    settings.LANGUAGE_CODE = "en"
+    conversation, lines = seeded
+    log = ToolCallLog.objects.get(tool_name="book_class")
+    owner = User.objects.get(username=lines["owner"].split(" ")[0])
+    handoff = handoff_create(
+        business=conversation.business,
+        member=conversation.member,
+        conversation_key=str(conversation.pk),
+        reason="Could not confirm book_class.",
+        tool_call=log,
+    )
+    handoff_resolve(
+        handoff_id=handoff.pk,
+        business_ids=[conversation.business_id],
+        user=owner,
+        resolution="done",
+        note="Booked at the desk.",
+    )
+    username, password = lines["owner"].split(" ")
+    assert client.login(username=username, password=password)
+
+    page = client.get(f"/admin/agents/conversation/{conversation.pk}/change/")
+
+    assert page.status_code == 200
+    steps = re.findall(r"steps: (.*?)</li>", page.content.decode())
+    assert any(" → settled by staff · " in line for line in steps), steps
