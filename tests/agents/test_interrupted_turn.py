@@ -6,11 +6,13 @@ in R10's words."""
 from __future__ import annotations
 
 import datetime
+import itertools
 import json
 import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from io import StringIO
 from pathlib import Path
@@ -20,6 +22,7 @@ import pytest
 import time_machine
 from django.core.management import call_command
 from django.db import connection
+from django.test import Client
 from django.utils import timezone
 
 from agents.conversations import (
@@ -292,3 +295,75 @@ def test_after_a_process_is_killed_mid_write_the_conversation_goes_on(
             if isinstance(item, ToolResults)
         ]
         assert results.results[0].payload["handoff"] == str(Handoff.objects.get().pk)
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_two_messages_sent_at_once_are_both_answered_and_the_talk_goes_on(
+    client, settings, monkeypatch
+):
+    """A member who sends twice before the first answer (two tabs, a double
+    click): each turn sees both messages and proposes the same booking, which is
+    made once (R7); both are answered, and the next message still is, its history
+    accepted by a provider that wants each call's result right after it."""
+    with running_fake_llm() as fake:
+        settings.ANTHROPIC_API_KEY = "sk-ant-test"
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", fake.base_url)
+        call_command("seed_demo", provider="anthropic", stdout=StringIO())
+        agent = Agent.objects.get()
+        member = Member.objects.get(external_id="socio-1001")
+        conversation = conversation_start(agent=agent, member=member)
+        token, _ = conversation_token(conversation)
+        session = ClassSession.objects.filter(
+            business=agent.business, starts_at__gt=timezone.now()
+        ).first()
+        bookings = Booking.objects.filter(member=member).count()
+        ids = itertools.count(1)  # each call's own id, as the real API gives
+
+        def model(body):
+            blocks = body["messages"][-1]["content"]
+            if any(block.get("type") == "tool_result" for block in blocks):
+                return Step(text="Hecho.", delay=0.2)
+            if "Resérvame" not in str(blocks[-1]):
+                return Step(text="¿Algo más?")
+            call = (f"toolu_{next(ids)}", "book_class", {"session_id": session.pk})
+            return Step(tool_calls=[call], delay=0.2)
+
+        fake.script("anthropic", model)
+        url = f"/api/v1/conversations/{conversation.pk}/messages"
+        auth = {"Authorization": f"Bearer {token}"}
+        barrier = threading.Barrier(2)
+        answers: list[tuple[int, str]] = []
+
+        def send() -> None:
+            try:
+                barrier.wait()
+                response = Client().post(
+                    url,
+                    {"text": "Resérvame el spinning"},
+                    content_type="application/json",
+                    headers=auth,
+                )
+                reply = response.json()["messages"][-1]
+                answers.append((response.status_code, reply["role"]))
+            finally:
+                connection.close()
+
+        threads = [threading.Thread(target=send) for _ in range(2)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+
+        assert answers == [(200, "assistant"), (200, "assistant")]
+        assert Booking.objects.filter(member=member).count() == bookings + 1
+        assert sorted(ToolCallLog.objects.values_list("status", flat=True)) == [
+            "duplicate",
+            "ok",
+        ]
+        after = client.post(
+            url, {"text": "Gracias"}, content_type="application/json", headers=auth
+        )
+        assert after.status_code == 200
+        reply = after.json()["messages"][-1]
+        assert (reply["role"], reply["text"]) == ("assistant", "¿Algo más?")

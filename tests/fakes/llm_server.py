@@ -671,6 +671,22 @@ def _unanswered_call(provider: Provider, body: dict[str, Any]) -> str | None:
     if provider == "anthropic":
         messages = [m for m in body.get("messages") or [] if isinstance(m, dict)]
         for number, message in enumerate(messages):
+            previous = messages[number - 1] if number else {}
+            used = {
+                b.get("id")
+                for b in _blocks(previous)
+                if previous.get("role") == "assistant" and b.get("type") == "tool_use"
+            }
+            for block in _blocks(message):
+                if block.get("type") == "tool_result" and (
+                    block.get("tool_use_id") not in used
+                ):
+                    return (
+                        f"messages.{number}.content: unexpected `tool_use_id` found in "
+                        f"`tool_result` blocks: {block.get('tool_use_id')}. Each "
+                        "`tool_result` block must have a corresponding `tool_use` "
+                        "block in the previous message."
+                    )
             if message.get("role") != "assistant":
                 continue
             uses = [
