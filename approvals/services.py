@@ -35,8 +35,8 @@ from tools.dispatcher import (
 from tools.models import ToolCallLog
 from tools.registry import published_registry
 from tools.selection import ToolPolicy
-from tools.services import handoff_create
-from tools.types import OK, UNKNOWN_OUTCOME, UNVERIFIABLE
+from tools.services import handoff_create, tool_call_interrupted_hand_over
+from tools.types import OK, UNKNOWN_OUTCOME
 
 DEFAULT_VALIDITY = datetime.timedelta(hours=24)
 #: An approved action whose task has not started after this long lost its message.
@@ -397,14 +397,9 @@ def pending_actions_sweep(*, now: datetime.datetime | None = None) -> dict[str, 
 
 
 def turn_calls_interrupted_hand_over(*, now: datetime.datetime) -> int:
-    """Hand to staff the writes of turns that stopped while they ran (R9).
-
-    A write is recorded as executing before it runs; a turn's process that ended
-    (a crash, a restart) never recorded its outcome, and nothing ever will: it may
-    or may not have been done, so it becomes an unknown outcome with a handoff, and
-    it is never run again. The member is told in R10's words. Approved actions'
-    executions have their own path above, and a queued call's record belongs to
-    its pending action."""
+    """Hand to staff the writes of turns that stopped while they ran (R9), and tell
+    the member in R10's words. Approved actions' executions have their own path
+    above, and a queued call's record belongs to its pending action."""
     # Each attempt stops at the execution timeout; well past the last one, nothing
     # is still running.
     stuck_after = datetime.timedelta(
@@ -418,41 +413,8 @@ def turn_calls_interrupted_hand_over(*, now: datetime.datetime) -> int:
     ).select_related("business", "member")
     handed_over = 0
     for log in stuck:
-        with transaction.atomic():
-            handoff = handoff_create(
-                business=log.business,
-                member=log.member,
-                conversation_key=log.conversation_key,
-                reason=f"Could not confirm {log.tool_name}.",
-                tried={"tool": log.tool_name, "arguments": log.arguments},
-                known=(
-                    "The assistant's turn stopped while this change was being made "
-                    "and never recorded its outcome; it may or may not have been done."
-                ),
-                tool_call=log,
-            )
-            result = {
-                "status": UNKNOWN_OUTCOME,
-                "verification": UNVERIFIABLE,
-                "handoff": str(handoff.pk),
-                "message": "It is not known whether the change was saved; the gym's "
-                "staff will check it.",
-            }
-            changed = ToolCallLog.objects.filter(
-                pk=log.pk, status=ToolCallLog.EXECUTING
-            ).update(
-                status=UNKNOWN_OUTCOME,
-                verification=UNVERIFIABLE,
-                result=result,
-                steps=[
-                    *log.steps,
-                    {"step": "handoff", "handoff": str(handoff.pk), "by": "sweep"},
-                ],
-                finished_at=now,
-            )
-            if not changed:  # it finished meanwhile: nothing to hand over
-                transaction.set_rollback(True)
-                continue
+        if tool_call_interrupted_hand_over(log=log, now=now) is None:
+            continue  # it finished meanwhile
         handed_over += 1
         conversation_outcome_post(
             conversation_key=log.conversation_key,

@@ -47,7 +47,7 @@ from tools.integrations.errors import (
 from tools.models import ActionLock, ToolCallLog
 from tools.registry import HandlerContext, Tool, ToolRegistry, published_registry
 from tools.selection import ToolPolicy
-from tools.services import handoff_create
+from tools.services import handoff_create, unknown_outcome_result
 from tools.types import (
     DUPLICATE,
     ERROR_STATUSES,
@@ -411,11 +411,7 @@ def _unknown(
         tool_call=log,
     )
     trace.step("handoff", handoff=str(handoff.pk))
-    payload = {
-        "verification": UNVERIFIABLE,
-        "handoff": str(handoff.pk),
-        "message": "It is not known whether the change was saved; the gym's staff will check it.",
-    }
+    payload = unknown_outcome_result(handoff)
     return _finish(context, log, trace, call, UNKNOWN_OUTCOME, payload, tool=tool)
 
 
