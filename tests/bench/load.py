@@ -18,7 +18,8 @@ import itertools
 import json
 from typing import Any
 
-from tests.fakes.llm_server import Step, _openai_reply
+from tests.fakes import llm_openai
+from tests.fakes.llm_steps import Step
 
 REPLY_TEXT = "Hola, soy el asistente."
 
@@ -45,8 +46,8 @@ async def _answer_requests(
             if not request_line.startswith("POST /v1/responses "):
                 writer.write(b"HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\n\r\n")
                 continue
-            reply = _openai_reply(
-                Step(text=REPLY_TEXT), json.loads(body), next(numbers)
+            reply = llm_openai.reply(
+                Step(text=REPLY_TEXT), json.loads(body), next(numbers), "/v1/responses"
             )
             await asyncio.sleep(delay)
             if reply.frames is not None:
