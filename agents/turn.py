@@ -8,7 +8,9 @@ Read top to bottom, ``turn_run`` is the whole loop (R1, R3, R10, R11):
    failures are retried a bounded number of times;
 4. a step that proposes tool calls: each goes through the dispatcher, its result goes
    back under its own call id, and the loop asks for the next step (at most the
-   agent's maximum of tool steps); text streamed in such a step is discarded;
+   agent's maximum of tool steps); text streamed in such a step is discarded. A
+   step that may act is stored before its calls run; the rows of steps that could
+   not (reads, refused calls) wait and are written with the turn's next row;
 5. the final step's text is the reply, with the verdict sentences of R10 in front;
 6. when the model cannot be reached, an honest notice says so.
 
@@ -48,7 +50,7 @@ from gymnasia.gyms.selectors import business_today
 from tools.dispatcher import CallContext, dispatch_tool_call
 from tools.models import ToolCallLog
 from tools.selection import ToolSelection, offered_tools
-from tools.types import ToolCall, ToolResult
+from tools.types import ToolCall, ToolResult, ToolSpec
 
 Emit = Callable[[str, dict[str, Any]], Awaitable[None]]
 MAX_PROVIDER_ATTEMPTS = 3
@@ -149,12 +151,32 @@ def instructions_for(agent: Agent, conversation: Conversation) -> str:
 
 
 @dataclass
+class StepRows:
+    """The rows one step leaves: the step, its results, and its calls' log rows
+    that were not stored as they ran."""
+
+    step: Message
+    results: Message
+    logs: list[ToolCallLog]
+
+
+@dataclass
 class TurnState:
     conversation: Conversation
     selection: ToolSelection
     history: list[HistoryItem]
     calls: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
     messages: list[Message] = field(default_factory=list)
+    #: Rows of steps none of whose calls could act (reads, calls refused before
+    #: running), kept until the turn next writes anything: the whole turn's steps
+    #: then cost one transaction rather than one each.
+    waiting: list[StepRows] = field(default_factory=list)
+
+    def waiting_taken(self) -> list[StepRows]:
+        """The waiting rows, handed to whoever writes them next (called on the
+        event loop, so that no two pieces of database work get the same rows)."""
+        rows, self.waiting = self.waiting, []
+        return rows
 
 
 def _prepare(conversation: Conversation, text: str) -> tuple[TurnState, Message, str]:
@@ -187,13 +209,39 @@ def _dispatch(
     return dispatch_tool_call(call, context)
 
 
-def _store(state: TurnState, role: str, text: str, content: dict[str, Any]) -> Message:
-    message = message_add(
-        conversation=state.conversation, role=role, text=text, content=content
-    )
+def _store(
+    state: TurnState,
+    waiting: list[StepRows],
+    role: str,
+    text: str,
+    content: dict[str, Any],
+) -> Message:
+    """A message of the turn, after the steps' rows still waiting."""
+    with transaction.atomic():
+        _rows_store(waiting)
+        message = message_add(
+            conversation=state.conversation, role=role, text=text, content=content
+        )
     if role in Message.VISIBLE:
         state.messages.append(message)
     return message
+
+
+def _rows_store(rows: list[StepRows]) -> None:
+    """Steps' rows in two statements, in order: the messages, then the log rows,
+    each pointing at its step; in one transaction, or in the caller's."""
+    if not rows:
+        return
+    with transaction.atomic(savepoint=False):
+        Message.objects.bulk_create(
+            [m for r in rows for m in (r.step, r.results) if m.pk is None]
+        )
+        logs = []
+        for r in rows:
+            for log in r.logs:
+                log.message_key = str(r.step.pk)
+                logs.append(log)
+        ToolCallLog.objects.bulk_create(logs)
 
 
 async def turn_run(
@@ -204,8 +252,24 @@ async def turn_run(
     await emit("message", message_json(member_message))
     provider = provider_for(conversation.agent, conversation)
     tools = tuple(state.selection.specs())
-    steps_left = conversation.agent.max_tool_steps
+    try:
+        await _loop(state, provider, instructions, tools, emit)
+    finally:
+        # A turn stopped early (cancelled, or a bug) still leaves its steps' rows.
+        if state.waiting:
+            await db_call(_rows_store, state.waiting_taken())
+    return state.messages
 
+
+async def _loop(
+    state: TurnState,
+    provider: Provider,
+    instructions: str,
+    tools: tuple[ToolSpec, ...],
+    emit: Emit,
+) -> None:
+    conversation = state.conversation
+    steps_left = conversation.agent.max_tool_steps
     while True:
         prefix = verdict_prefix(verdict_cases(state.calls), conversation.language)
         request = ModelRequest(
@@ -215,24 +279,25 @@ async def turn_run(
             step = await _stream_step(provider, request, prefix, emit)
         except ProviderError as error:
             await _unavailable(state, prefix, error, emit)
-            return state.messages
+            return
         if not step.tool_calls:
             reply = prefix + step.text
             message = await db_call(
                 _store,
                 state,
+                state.waiting_taken(),
                 Message.Role.ASSISTANT,
                 reply,
                 {"model_text": step.text, "verdict": verdict_cases(state.calls)},
             )
             await emit("message", message_json(message))
-            return state.messages
+            return
         # The step's text came with tool calls: it is not the reply, whether the
         # calls run or the turn is out of steps.
         await emit("discard", {})
         if steps_left <= 0:
             await _out_of_steps(state, prefix, emit)
-            return state.messages
+            return
         steps_left -= 1
         await _run_tools(state, step, emit)
 
@@ -275,7 +340,11 @@ async def _run_tools(state: TurnState, step: StepDone, emit: Emit) -> None:
 
     A case handed to staff at the member's request is also told in fixed words (a
     notice), so the member sees it as handed over whatever the model writes."""
-    results, notice = await db_call(_tools_run, state, step)
+    acts = any(state.selection.offers_write(call.name) for call in step.tool_calls)
+    earlier = state.waiting_taken() if acts else []
+    results, rows, notice = await db_call(_tools_run, state, step, earlier)
+    if rows is not None:
+        state.waiting.append(rows)
     state.history.append(
         AssistantStep(
             text=step.text,
@@ -289,14 +358,15 @@ async def _run_tools(state: TurnState, step: StepDone, emit: Emit) -> None:
 
 
 def _tools_run(
-    state: TurnState, step: StepDone
-) -> tuple[list[ToolResult], Message | None]:
+    state: TurnState, step: StepDone, earlier: list[StepRows]
+) -> tuple[list[ToolResult], StepRows | None, Message | None]:
     """A step's database work in one go (one hand-off to a database thread costs
-    more than a query): each call through the dispatcher, then the rows the step
-    leaves, together.
+    more than a query): each call through the dispatcher, then the step's rows.
 
-    Only a write's own log row is stored before it runs (as it is claimed, R7, R9),
-    and it points at its step: a step proposing a write is stored first."""
+    A step that may act (it proposes an offered write) is stored before its calls
+    run, after the earlier steps' rows, so that a write's log row, stored as it is
+    claimed (R7, R9), points at it; its results follow at once. A step whose calls
+    cannot act leaves its rows to wait (returned) for the turn's next write."""
     step_message = Message(
         conversation=state.conversation,
         role=Message.Role.STEP,
@@ -309,8 +379,10 @@ def _tools_run(
             "provider_state": dict(step.provider_state),
         },
     )
-    if any(state.selection.offers_write(call.name) for call in step.tool_calls):
-        step_message.save()
+    if earlier or any(state.selection.offers_write(c.name) for c in step.tool_calls):
+        with transaction.atomic():
+            _rows_store(earlier)
+            step_message.save()
     unstored: list[ToolCallLog] = []
     results = []
     for call in step.tool_calls:
@@ -332,33 +404,17 @@ def _tools_run(
             ]
         },
     )
+    rows = StepRows(step_message, results_message, unstored)
+    if step_message.pk is None:
+        return results, rows, None
     handed_over = any(
         call.name == HANDOFF_TOOL and result.status == "ok"
         for call, result in zip(step.tool_calls, results, strict=True)
     )
-    notice = _store_step(state, step_message, results_message, unstored, handed_over)
-    return results, notice
-
-
-def _store_step(
-    state: TurnState,
-    step_message: Message,
-    results_message: Message,
-    unstored: list[ToolCallLog],
-    handed_over: bool,
-) -> Message | None:
-    """The rows a step leaves, in one transaction (two statements when its calls
-    only read): the step unless stored already, its results, the log rows not
-    stored yet, and the handoff notice when one is due."""
     with transaction.atomic():
-        if step_message.pk is None:
-            Message.objects.bulk_create([step_message, results_message])
-        else:
-            results_message.save()
-        for log in unstored:
-            log.message_key = str(step_message.pk)
-        ToolCallLog.objects.bulk_create(unstored)
-        return _handed_over_notice(state) if handed_over else None
+        _rows_store([rows])
+        notice = _handed_over_notice(state) if handed_over else None
+    return results, None, notice
 
 
 def _handed_over_notice(state: TurnState) -> Message:
@@ -367,7 +423,7 @@ def _handed_over_notice(state: TurnState) -> Message:
             "A member of the gym's staff will look at this conversation and answer "
             "you here."
         )
-    return _store(state, Message.Role.NOTICE, text, {"reason": "handoff"})
+    return _store(state, [], Message.Role.NOTICE, text, {"reason": "handoff"})
 
 
 async def _unavailable(
@@ -380,7 +436,12 @@ async def _unavailable(
             "again in a moment."
         )
     message = await db_call(
-        _store, state, Message.Role.NOTICE, text, {"reason": error.kind}
+        _store,
+        state,
+        state.waiting_taken(),
+        Message.Role.NOTICE,
+        text,
+        {"reason": error.kind},
     )
     await emit("error", {"error": "assistant_unavailable", "detail": text})
     await emit("message", message_json(message))
@@ -392,6 +453,11 @@ async def _out_of_steps(state: TurnState, prefix: str, emit: Emit) -> None:
             "I could not finish this request. Please try again, or ask to talk to a person."
         )
     message = await db_call(
-        _store, state, Message.Role.NOTICE, text, {"reason": "max_tool_steps"}
+        _store,
+        state,
+        state.waiting_taken(),
+        Message.Role.NOTICE,
+        text,
+        {"reason": "max_tool_steps"},
     )
     await emit("message", message_json(message))

@@ -4,14 +4,11 @@ are told first (R10), cut-off steps run nothing, the member's message is kept.""
 from __future__ import annotations
 
 import datetime
-import re
 from io import StringIO
 
 import pytest
 from asgiref.sync import async_to_sync
 from django.core.management import call_command
-from django.db import connection
-from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from agents.conversations import conversation_start, message_json
@@ -251,93 +248,6 @@ def test_parallel_calls_each_get_their_result_under_their_id(demo, model):
     assert [r["status"] for r in results] == ["ok", "ok"]
     second = provider.requests[1]
     assert [r.call_id for r in second.history[-1].results] == ["call_1_0", "call_1_1"]
-
-
-def _inserts(queries) -> list[str]:
-    """The table of each insert statement, in order."""
-    return [
-        match[1]
-        for query in queries.captured_queries
-        if (match := re.match(r'INSERT INTO "(\w+)"', query["sql"]))
-    ]
-
-
-def _step_of_each_log() -> dict[str, tuple[int, int]]:
-    """Each logged call: the step its row points at, and the step listing its id."""
-    steps = Message.objects.filter(role="step")
-    listing = {
-        call["id"]: step.pk for step in steps for call in step.content["tool_calls"]
-    }
-    return {
-        log.provider_call_id: (int(log.message_key), listing[log.provider_call_id])
-        for log in ToolCallLog.objects.all()
-    }
-
-
-def test_a_step_that_only_reads_stores_its_rows_after_its_calls(demo, model):
-    """The step and its results in one statement, then every log row in one, each
-    pointing at its step; nothing is written before the calls ran."""
-    agent, member = demo
-    model(
-        Say(
-            calls=[
-                ("search_foods", {"query": "arroz"}),
-                ("refund_payment", {"payment_id": "ch_1", "amount": 5}),  # hidden
-            ]
-        ),
-        Say(text="Listo."),
-    )
-    conversation = conversation_start(agent=agent, member=member)
-    with CaptureQueriesContext(connection) as queries:
-        run(conversation)
-
-    assert _inserts(queries) == [
-        "agents_message",  # the member's message
-        "agents_message",  # the step and its results
-        "tools_toolcalllog",  # both calls' rows
-        "agents_message",  # the reply
-    ]
-    assert _step_of_each_log() == {
-        "call_1_0": (step := Message.objects.get(role="step").pk, step),
-        "call_1_1": (step, step),
-    }
-    assert [m.role for m in Message.objects.order_by("pk")] == [
-        "member",
-        "step",
-        "tool_results",
-        "assistant",
-    ]
-
-
-def test_a_step_proposing_a_write_is_stored_before_the_write_runs(demo, model):
-    """The write's log row is claimed before its booking, pointing at its step,
-    which is already stored; the read beside it is logged with the results."""
-    agent, member = demo
-    session = spinning_session(agent)
-    model(
-        Say(
-            calls=[
-                ("book_class", {"session_id": session.pk}),
-                ("search_foods", {"query": "arroz"}),
-            ]
-        ),
-        Say(text="Reservado."),
-    )
-    conversation = conversation_start(agent=agent, member=member)
-    with CaptureQueriesContext(connection) as queries:
-        run(conversation)
-
-    tables = _inserts(queries)
-    assert tables.index("agents_message", 1) < tables.index("tools_toolcalllog")
-    assert tables.index("tools_toolcalllog") < tables.index("classes_booking")
-    assert tables[tables.index("classes_booking") + 1 :] == [
-        "agents_message",  # the results
-        "tools_toolcalllog",  # the read's row
-        "agents_message",  # the reply
-    ]
-    step = Message.objects.get(role="step").pk
-    assert _step_of_each_log() == {"call_1_0": (step, step), "call_1_1": (step, step)}
-    assert ToolCallLog.objects.get(tool_name="book_class").verification == "verified"
 
 
 def test_the_maximum_of_tool_steps_ends_the_turn(demo, model):

@@ -134,8 +134,8 @@ def run(database_url: str, repeats: int) -> None:
     # Where a call's time goes: database work is timed inside the database thread,
     # and within it the rows written and the catalog's search.
     clock = PartClock()
-    turn._store_step = clock.wrap("storage", turn._store_step)  # type: ignore[method-assign]
-    turn._store = clock.wrap("storage", turn._store)  # type: ignore[method-assign]
+    turn._rows_store = clock.wrap("storage", turn._rows_store)  # type: ignore[method-assign]
+    turn.message_add = clock.wrap("storage", turn.message_add)  # type: ignore[method-assign]
     dispatcher._record = clock.wrap("storage", dispatcher._record)  # type: ignore[method-assign]
     NutritionClient.search_foods = clock.wrap("tool", NutritionClient.search_foods)  # type: ignore[method-assign]
     hand_off = turn.db_call

@@ -1,0 +1,307 @@
+"""Where a turn's rows go, and when: a step proposing a write is stored before the
+write runs; the rows of steps that could not act (reads, refused calls) wait and
+are written together with the turn's next row, in order, whatever ends the turn."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from io import StringIO
+
+import pytest
+from asgiref.sync import async_to_sync
+from django.core.management import call_command
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from agents.conversations import conversation_start
+from agents.models import Agent, Message
+from agents.providers.base import (
+    AssistantStep,
+    ProviderError,
+    StepDone,
+    ToolResults,
+    UserText,
+)
+from agents.turn import turn_run
+from gymnasia.gyms.models import Member
+from tests.agents.scripted import Say
+from tests.agents.test_turn import spinning_session
+from tools.models import ToolCallLog
+from tools.types import ToolCall
+
+pytestmark = pytest.mark.django_db
+
+SEARCH = ("search_foods", {"query": "arroz"})
+
+
+@pytest.fixture
+def demo():
+    call_command("seed_demo", stdout=StringIO())
+    return Agent.objects.get(), Member.objects.get(external_id="socio-1001")
+
+
+def run(conversation, text="hola") -> list[Message]:
+    return async_to_sync(turn_run)(conversation, text)
+
+
+def _roles() -> list[str]:
+    return [m.role for m in Message.objects.order_by("pk")]
+
+
+def _inserts(queries) -> list[str]:
+    """The table of each insert statement, in order."""
+    return [
+        match[1]
+        for query in queries.captured_queries
+        if (match := re.match(r'INSERT INTO "(\w+)"', query["sql"]))
+    ]
+
+
+def _step_of_each_log() -> dict[str, tuple[int, int]]:
+    """Each logged call: the step its row points at, and the step listing its id."""
+    steps = Message.objects.filter(role="step")
+    listing = {
+        call["id"]: step.pk for step in steps for call in step.content["tool_calls"]
+    }
+    return {
+        log.provider_call_id: (int(log.message_key), listing[log.provider_call_id])
+        for log in ToolCallLog.objects.all()
+    }
+
+
+def test_a_step_that_only_reads_stores_its_rows_after_its_calls(demo, model):
+    """The step and its results in one statement, then every log row in one, each
+    pointing at its step; nothing is written before the calls ran."""
+    agent, member = demo
+    model(
+        Say(
+            calls=[
+                ("search_foods", {"query": "arroz"}),
+                ("refund_payment", {"payment_id": "ch_1", "amount": 5}),  # hidden
+            ]
+        ),
+        Say(text="Listo."),
+    )
+    conversation = conversation_start(agent=agent, member=member)
+    with CaptureQueriesContext(connection) as queries:
+        run(conversation)
+
+    assert _inserts(queries) == [
+        "agents_message",  # the member's message
+        "agents_message",  # the step and its results
+        "tools_toolcalllog",  # both calls' rows
+        "agents_message",  # the reply
+    ]
+    assert _step_of_each_log() == {
+        "call_1_0": (step := Message.objects.get(role="step").pk, step),
+        "call_1_1": (step, step),
+    }
+    assert [m.role for m in Message.objects.order_by("pk")] == [
+        "member",
+        "step",
+        "tool_results",
+        "assistant",
+    ]
+
+
+def test_a_step_proposing_a_write_is_stored_before_the_write_runs(demo, model):
+    """The write's log row is claimed before its booking, pointing at its step,
+    which is already stored; the read beside it is logged with the results."""
+    agent, member = demo
+    session = spinning_session(agent)
+    model(
+        Say(
+            calls=[
+                ("book_class", {"session_id": session.pk}),
+                ("search_foods", {"query": "arroz"}),
+            ]
+        ),
+        Say(text="Reservado."),
+    )
+    conversation = conversation_start(agent=agent, member=member)
+    with CaptureQueriesContext(connection) as queries:
+        run(conversation)
+
+    tables = _inserts(queries)
+    assert tables.index("agents_message", 1) < tables.index("tools_toolcalllog")
+    assert tables.index("tools_toolcalllog") < tables.index("classes_booking")
+    assert tables[tables.index("classes_booking") + 1 :] == [
+        "agents_message",  # the results
+        "tools_toolcalllog",  # the read's row
+        "agents_message",  # the reply
+    ]
+    step = Message.objects.get(role="step").pk
+    assert _step_of_each_log() == {"call_1_0": (step, step), "call_1_1": (step, step)}
+    assert ToolCallLog.objects.get(tool_name="book_class").verification == "verified"
+
+
+def test_read_steps_wait_and_are_written_together_before_the_reply(demo, model):
+    """Three steps of searches cost two statements: their messages, then their log
+    rows; each row points at its own step, and the order is the turn's."""
+    agent, member = demo
+    model(
+        Say(calls=[SEARCH]),
+        Say(calls=[("search_foods", {"query": "pan"}), SEARCH]),
+        Say(calls=[("search_foods", {"query": "leche"})]),
+        Say(text="Listo."),
+    )
+    conversation = conversation_start(agent=agent, member=member)
+    with CaptureQueriesContext(connection) as queries:
+        run(conversation)
+
+    assert _inserts(queries) == [
+        "agents_message",  # the member's message
+        "agents_message",  # the three steps and their results
+        "tools_toolcalllog",  # the four calls' rows
+        "agents_message",  # the reply
+    ]
+    steps = list(Message.objects.filter(role="step").order_by("pk"))
+    assert _step_of_each_log() == {
+        "call_1_0": (steps[0].pk, steps[0].pk),
+        "call_2_0": (steps[1].pk, steps[1].pk),
+        "call_2_1": (steps[1].pk, steps[1].pk),
+        "call_3_0": (steps[2].pk, steps[2].pk),
+    }
+    assert _roles() == ["member"] + ["step", "tool_results"] * 3 + ["assistant"]
+
+
+def test_the_next_turn_reads_the_waiting_steps_back_in_order(demo, model):
+    """Written late, the steps are still the conversation's history, each call
+    followed by its own result."""
+    agent, member = demo
+    model(Say(calls=[SEARCH]), Say(calls=[SEARCH]), Say(text="Listo."))
+    conversation = conversation_start(agent=agent, member=member)
+    run(conversation)
+
+    provider = model(Say(text="De nada."))
+    run(conversation, "gracias")
+
+    history = provider.requests[0].history
+    assert [type(item) for item in history] == [
+        UserText,
+        AssistantStep,
+        ToolResults,
+        AssistantStep,
+        ToolResults,
+        AssistantStep,  # the reply
+        UserText,
+    ]
+    assert [history[1].tool_calls[0].id, history[2].results[0].call_id] == [
+        "call_1_0",
+        "call_1_0",
+    ]
+    assert [history[3].tool_calls[0].id, history[4].results[0].call_id] == [
+        "call_2_0",
+        "call_2_0",
+    ]
+    assert history[4].results[0].payload["status"] == "ok"
+
+
+def test_waiting_read_steps_are_stored_before_a_write_step_and_its_claim(demo, model):
+    """A write's log row is claimed pointing at its step: the earlier reads go
+    first, so the conversation keeps its order."""
+    agent, member = demo
+    session = spinning_session(agent)
+    model(
+        Say(calls=[SEARCH]),
+        Say(calls=[("book_class", {"session_id": session.pk})]),
+        Say(text="Reservado."),
+    )
+    conversation = conversation_start(agent=agent, member=member)
+    with CaptureQueriesContext(connection) as queries:
+        run(conversation)
+
+    assert _inserts(queries)[:6] == [
+        "agents_message",  # the member's message
+        "agents_message",  # the search's step and results
+        "tools_toolcalllog",  # the search's row
+        "agents_message",  # the booking's step
+        "tools_actionlock",
+        "tools_toolcalllog",  # the booking's claim
+    ]
+    assert _roles() == ["member"] + ["step", "tool_results"] * 2 + ["assistant"]
+    steps = list(Message.objects.filter(role="step").order_by("pk"))
+    assert _step_of_each_log() == {
+        "call_1_0": (steps[0].pk, steps[0].pk),
+        "call_2_0": (steps[1].pk, steps[1].pk),
+    }
+
+
+def test_the_notice_of_an_unreachable_model_comes_after_the_waiting_steps(demo, model):
+    agent, member = demo
+    down = ProviderError("refused", "bad request")
+    model(Say(calls=[SEARCH]), Say(error=down))
+    conversation = conversation_start(agent=agent, member=member)
+    added = run(conversation)
+
+    assert [m.role for m in added] == ["member", "notice"]
+    assert _roles() == ["member", "step", "tool_results", "notice"]
+    assert ToolCallLog.objects.get().message_key == str(
+        Message.objects.get(role="step").pk
+    )
+
+
+def test_a_turn_stopped_by_a_bug_still_stores_its_steps(demo, model):
+    """An unexpected error ends the turn (the caller reports it), and the steps
+    that ran are kept with their log rows."""
+    agent, member = demo
+
+    def broken(request):
+        raise RuntimeError("a bug")
+
+    model(Say(calls=[SEARCH]), Say(calls=[SEARCH]), broken)
+    conversation = conversation_start(agent=agent, member=member)
+    with pytest.raises(RuntimeError):
+        run(conversation)
+
+    assert _roles() == ["member"] + ["step", "tool_results"] * 2
+    assert ToolCallLog.objects.filter(status="ok").count() == 2
+    steps = list(Message.objects.filter(role="step").order_by("pk"))
+    assert _step_of_each_log() == {
+        "call_1_0": (steps[0].pk, steps[0].pk),
+        "call_2_0": (steps[1].pk, steps[1].pk),
+    }
+
+
+class WaitsForever:
+    """A model that searches once, then never answers."""
+
+    name = "scripted"
+
+    def __init__(self) -> None:
+        self.waiting = asyncio.Event()
+
+    async def stream(self, request):
+        if len(request.history) == 1:
+            call = ToolCall(id="call_1_0", name=SEARCH[0], arguments=SEARCH[1])
+            yield StepDone(text="", tool_calls=(call,))
+            return
+        self.waiting.set()
+        await asyncio.Event().wait()
+        yield  # pragma: no cover
+
+
+def test_a_cancelled_turn_still_stores_its_steps(demo, monkeypatch):
+    """A turn cancelled while it waits for the model (its client went away)
+    keeps the step that ran."""
+    agent, member = demo
+    provider = WaitsForever()
+    monkeypatch.setattr("agents.turn.provider_for", lambda agent, c: provider)
+    conversation = conversation_start(agent=agent, member=member)
+
+    async def cancelled() -> None:
+        turn = asyncio.ensure_future(turn_run(conversation, "busca arroz"))
+        await provider.waiting.wait()
+        turn.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await turn
+
+    async_to_sync(cancelled)()
+
+    assert _roles() == ["member", "step", "tool_results"]
+    log = ToolCallLog.objects.get()
+    assert (log.status, log.message_key) == (
+        "ok",
+        str(Message.objects.get(role="step").pk),
+    )
