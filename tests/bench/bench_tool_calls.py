@@ -5,11 +5,12 @@ Each step of the scripted model proposes one ``search_foods`` call until it has 
 N, then answers. A call's cost is everything the harness does for it: the SDK
 building the request from the whole history and parsing the streamed answer, the
 adapter, the dispatcher (validation, the demo catalog's query, the log row) and the
-turn's own bookkeeping; the fake's own time is measured and left out. For the turn of
-40 calls it also prints where a call's time goes: the rows written (the step and
-results messages, the log row), the catalog's search (the tool's own work, not the
-harness's), the rest of the work in the database thread, the hand-off to that
-thread, and what is left on the event loop (the provider request and the loop).
+turn's own bookkeeping; the fake's own time is measured and left out. Beside it, the
+harness alone: the same with the catalog's search (the tool's own work) left out
+too. For the turn of 40 calls it also prints where a call's time goes: the rows
+written (the step and results messages, the log row), the catalog's search, the
+rest of the work in the database thread, the hand-off to that thread, and what is
+left on the event loop (the provider request and the loop).
 
 Then, apart, one request with a history of 0, 10, 40 and 100 calls already made:
 what the adapter and the SDK cost per request as the history grows.
@@ -153,9 +154,8 @@ def run(database_url: str, repeats: int) -> None:
 
     for name in ("openai", "anthropic"):
         for calls in (1, 10, 40):
-            per_call = []
-            database_share = []
-            parts = dict.fromkeys([key for key, _ in PARTS], 0.0)
+            per_call, harness, database_share = [], [], []
+            parts: dict[str, list[float]] = {key: [] for key, _ in PARTS}
             for _ in range(repeats):
                 endpoint = FakeEndpoint(name, _model(calls))
                 turn.provider_for = lambda agent, conversation, e=endpoint: e.provider  # type: ignore[assignment]
@@ -166,26 +166,34 @@ def run(database_url: str, repeats: int) -> None:
                 elapsed = time.perf_counter() - started - endpoint.seconds
                 if messages[-1].text != "Listo.":
                     raise AssertionError(messages[-1].text)
-                per_call.append(elapsed / calls * 1000)
                 seconds = clock.seconds
+                per_call.append(elapsed / calls * 1000)
+                harness.append((elapsed - seconds["tool"]) / calls * 1000)
                 database_share.append(seconds["database"] / elapsed)
-                parts["storage"] += seconds["storage"]
-                parts["tool"] += seconds["tool"]
-                parts["dispatcher"] += (
-                    seconds["database"] - seconds["storage"] - seconds["tool"]
-                )
-                parts["hand-off"] += seconds["waited"] - seconds["database"]
-                parts["loop"] += elapsed - seconds["waited"]
+                by_part = {
+                    "storage": seconds["storage"],
+                    "tool": seconds["tool"],
+                    "dispatcher": seconds["database"]
+                    - seconds["storage"]
+                    - seconds["tool"],
+                    "hand-off": seconds["waited"] - seconds["database"],
+                    "loop": elapsed - seconds["waited"],
+                }
+                for key, value in by_part.items():
+                    parts[key].append(value / calls * 1000)
             print(
                 f"{name:9} turn of {calls:2} sequential calls: "
                 f"median {statistics.median(per_call):5.2f} ms per call "
-                f"(min {min(per_call):5.2f}), "
+                f"(min {min(per_call):5.2f}); the harness alone (the tool's own "
+                f"work left out) {statistics.median(harness):5.2f} ms; "
                 f"{statistics.median(database_share):.0%} of it database work"
             )
-        each = 1000 / (calls * repeats)  # the longest turn's parts, per call
         print(
-            f"{name:9} turn of {calls:2} calls, a call's mean time by part: "
-            + ", ".join(f"{label} {parts[key] * each:.2f} ms" for key, label in PARTS)
+            f"{name:9} turn of {calls:2} calls, a call's median time by part: "
+            + ", ".join(
+                f"{label} {statistics.median(parts[key]):.2f} ms"
+                for key, label in PARTS
+            )
         )
 
 
