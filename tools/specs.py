@@ -98,10 +98,10 @@ PUBLISHED: list[ToolDeclaration] = [
     ToolDeclaration(
         name="list_classes",
         description=(
-            "List the gym's scheduled classes between two dates (at most 31 days), "
-            "each with its session_id, start and end in the gym's local time, "
-            "instructor, room and places left. Optionally filter by class type, e.g. "
-            "'spinning'. Use it before booking (you need the session_id)."
+            "List the gym's classes between two dates (at most 31 days) that have "
+            "not started yet, each with its session_id, start and end in the gym's "
+            "local time, instructor, room and places left. Optionally filter by class "
+            "type, e.g. 'spinning'. Use it before booking (you need the session_id)."
         ),
         parameters=_object(
             {

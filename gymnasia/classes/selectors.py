@@ -18,7 +18,9 @@ def class_sessions_between(
     date_to: datetime.date,
     class_type: str | None = None,
 ) -> QuerySet[ClassSession]:
-    """Sessions starting on those days (gym's time zone), with ``booked`` places."""
+    """Sessions of those days (gym's time zone) that have not started yet, with
+    ``booked`` places: one already under way can no longer be booked, so it is not
+    offered as if it could."""
     zone = business.zone
     start = datetime.datetime.combine(date_from, datetime.time.min, tzinfo=zone)
     end = datetime.datetime.combine(
@@ -27,7 +29,7 @@ def class_sessions_between(
     qs = (
         ClassSession.objects.filter(
             business=business,
-            starts_at__gte=start,
+            starts_at__gte=max(start, timezone.now()),
             starts_at__lt=end,
             is_cancelled=False,
         )

@@ -207,6 +207,24 @@ def test_class_session_schedule_refuses_bad_times(member, row_counts):
     assert row_counts()["classes.ClassSession"] == before["classes.ClassSession"]
 
 
+def test_class_sessions_between_leaves_out_what_already_started(member):
+    """Today's list shows the classes still to come: one under way cannot be
+    booked, so it is not listed with places as if it could."""
+    now = timezone.now()
+    started, coming = (
+        ClassSessionFactory(business=member.business, starts_at=now + delta)
+        for delta in (-datetime.timedelta(minutes=5), datetime.timedelta(minutes=5))
+    )
+    days = {
+        timezone.localtime(s.starts_at, member.business.zone).date()
+        for s in (started, coming)
+    }
+    listed = class_sessions_between(
+        business=member.business, date_from=min(days), date_to=max(days)
+    )
+    assert [s.pk for s in listed] == [coming.pk]
+
+
 def test_class_sessions_between_counts_booked_places(member, session):
     book(member, session)
     day = timezone.localtime(session.starts_at, member.business.zone).date()
