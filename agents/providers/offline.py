@@ -12,6 +12,7 @@ import datetime
 import re
 import uuid
 from collections.abc import AsyncIterator, Mapping
+from functools import partial
 from typing import Any
 
 from agents.providers.base import (
@@ -29,10 +30,14 @@ from agents.providers.offline_words import (
     STOPWORDS,
     day_named,
     has,
+    ordinal_named,
     period_named,
 )
 from gymnasia.text import fold
 from tools.types import ToolCall
+
+#: How many classes a list shows; "the last one" is the last of those.
+CLASSES_SHOWN = 12
 
 
 class OfflineProvider:
@@ -58,15 +63,16 @@ class OfflineProvider:
     # The model itself: one step from the history.
 
     def respond(self, request: ModelRequest) -> tuple[str, list[ToolCall]]:
-        message, results = self._turn(request.history)
+        message, results, earlier = self._turn(request.history)
         offered = {spec.name for spec in request.tools}
         said = fold(message)
         for intent in (
             self._freeze,
             self._refund,
             self._person,
-            self._cancel,
-            self._book,
+            partial(self._cancel, earlier=earlier),
+            self._bookings,
+            partial(self._book, earlier=earlier),
             self._add_food,
             self._diary,
             self._classes,
@@ -88,13 +94,16 @@ class OfflineProvider:
 
     def _turn(
         self, history: tuple[Any, ...]
-    ) -> tuple[str, dict[str, list[dict[str, Any]]]]:
-        """The member's last message and the results of this turn, by tool name."""
+    ) -> tuple[str, dict[str, list[dict[str, Any]]], dict[str, dict[str, Any]]]:
+        """The member's last message, the results of this turn by tool name, and
+        the last result of each tool in the turns before."""
         message = ""
         results: dict[str, list[dict[str, Any]]] = {}
+        earlier: dict[str, dict[str, Any]] = {}
         names: dict[str, str] = {}
         for item in history:
             if isinstance(item, UserText):
+                earlier.update({name: got[-1] for name, got in results.items()})
                 message, results, names = item.text, {}, {}
             elif isinstance(item, AssistantStep):
                 names.update({call.id: call.name for call in item.tool_calls})
@@ -102,7 +111,7 @@ class OfflineProvider:
                 for result in item.results:
                     name = names.get(result.call_id, "")
                     results.setdefault(name, []).append(dict(result.payload))
-        return message, results
+        return message, results, earlier
 
     def _call(
         self, name: str, arguments: Mapping[str, Any], text: str = ""
@@ -313,36 +322,58 @@ class OfflineProvider:
             + self._t(
                 f"{s['places_left']} plazas libres)", f"{s['places_left']} places left)"
             )
-            for s in result["sessions"][:12]
+            for s in result["sessions"][:CLASSES_SHOWN]
         ]
         return self._t("Clases:", "Classes:") + "\n" + "\n".join(lines), []
 
-    def _book(self, said: str, results: dict[str, Any], offered: set[str]) -> Any:
+    def _book(
+        self,
+        said: str,
+        results: dict[str, Any],
+        offered: set[str],
+        earlier: Mapping[str, dict[str, Any]],
+    ) -> Any:
         if not has(said, "reserva", "apuntame", "book"):
             return None
         if has(said, "cancela", "cancel", "anula"):
             return None
         kind = next((c for c in CLASS_TYPES if c in said), None)
-        if "list_classes" not in results:
-            day = day_named(said, self.today) or self.today
+        day = day_named(said, self.today)
+        place = ordinal_named(said)
+        shown = earlier.get("list_classes", {}).get("sessions", [])[:CLASSES_SHOWN]
+        if place is not None and not (day or kind) and shown:
+            # "Book the first one" after a list of classes: that list's one.
+            listed = {"sessions": shown}
+        elif "list_classes" not in results:
             arguments: dict[str, Any] = {
-                "date_from": day.isoformat(),
-                "date_to": day.isoformat(),
+                "date_from": (day or self.today).isoformat(),
+                "date_to": (day or self.today).isoformat(),
             }
             if kind:
                 arguments["class_type"] = kind
             return self._unavailable("book_class", offered) or self._call(
                 "list_classes", arguments
             )
-        listed = results["list_classes"][-1]
-        sessions = [s for s in listed.get("sessions", []) if s["places_left"] > 0]
+        else:
+            listed = results["list_classes"][-1]
         if "book_class" not in results:
+            sessions = listed.get("sessions", [])[:CLASSES_SHOWN]
+            if place is not None and sessions:
+                if not -len(sessions) <= place < len(sessions):
+                    return self._t(
+                        "En esa lista no hay tantas clases.",
+                        "That list does not have that many classes.",
+                    ), []
+                sessions = [sessions[place]]
+            sessions = [s for s in sessions if s["places_left"] > 0]
             if not sessions:
                 return self._t(
                     "No hay plazas libres en esa clase ese día.",
                     "There are no free places in that class that day.",
                 ), []
-            return self._call("book_class", {"session_id": sessions[0]["session_id"]})
+            return self._unavailable("book_class", offered) or self._call(
+                "book_class", {"session_id": sessions[0]["session_id"]}
+            )
         result = results["book_class"][-1]
         if result.get("status") == "ok":
             booking = result["booking"]
@@ -354,7 +385,13 @@ class OfflineProvider:
             ), []
         return self._failure(result), []
 
-    def _cancel(self, said: str, results: dict[str, Any], offered: set[str]) -> Any:
+    def _cancel(
+        self,
+        said: str,
+        results: dict[str, Any],
+        offered: set[str],
+        earlier: Mapping[str, dict[str, Any]],
+    ) -> Any:
         if not (
             has(said, "cancela", "anula", "cancel")
             and has(said, "reserva", "clase", "booking", "class")
@@ -367,6 +404,10 @@ class OfflineProvider:
         bookings = results["list_my_bookings"][-1].get("bookings", [])
         kind = next((c for c in CLASS_TYPES if c in said), None)
         chosen = [b for b in bookings if not kind or fold(b["class"]) == kind]
+        booked = earlier.get("book_class", {}).get("booking", {}).get("booking_id")
+        if has(said, "esa", "esta", "that", "this") and booked is not None:
+            # "Cancel that booking" right after one was made: that one.
+            chosen = [b for b in bookings if b["booking_id"] == booked]
         if "cancel_booking" not in results:
             if not chosen:
                 return self._t(
@@ -377,6 +418,32 @@ class OfflineProvider:
         if result.get("status") == "ok":
             return self._t("Reserva cancelada.", "Booking cancelled."), []
         return self._failure(result), []
+
+    def _bookings(self, said: str, results: dict[str, Any], offered: set[str]) -> Any:
+        """The member's bookings, asked about ("¿qué tengo reservado?"): a question,
+        never a request to book."""
+        asks = has(said, "mis reserva", "my booking", "reservad", "booked") or (
+            has(said, "tengo", "have") and has(said, "reserva", "booking")
+        )
+        if not asks:
+            return None
+        if "list_my_bookings" not in results:
+            return self._unavailable("list_my_bookings", offered) or self._call(
+                "list_my_bookings", {}
+            )
+        result = results["list_my_bookings"][-1]
+        if result.get("status") == "no_results":
+            return self._t(
+                "No tienes ninguna reserva de clases por venir.",
+                "You have no bookings of classes to come.",
+            ), []
+        if result.get("status") != "ok":
+            return self._failure(result), []
+        lines = [
+            f"- {b['class']} {b['starts_at'][:16].replace('T', ' ')} ({b['room']})"
+            for b in result["bookings"]
+        ]
+        return self._t("Tus reservas:", "Your bookings:") + "\n" + "\n".join(lines), []
 
     def _membership(self, said: str, results: dict[str, Any], offered: set[str]) -> Any:
         if not has(said, "cuota", "membresia", "abono", "membership"):

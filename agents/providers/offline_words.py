@@ -1,8 +1,10 @@
 """What the offline demo model understands of what members write: the words of
-meals, months, weekdays and classes, and the days and periods they name."""
+meals, months, weekdays and classes, the days and periods they name, and which of
+a list they mean."""
 
 from __future__ import annotations
 
+import calendar
 import datetime
 import re
 
@@ -43,6 +45,17 @@ WEEKDAYS = {
     "saturday": 5,
     "sunday": 6,
 }
+#: Word starts naming a place in a list; -1 is the last.
+ORDINALS = {
+    "primer": 0,
+    "first": 0,
+    "segund": 1,
+    "second": 1,
+    "tercer": 2,
+    "third": 2,
+    "ultim": -1,
+    "last": -1,
+}
 CLASS_TYPES = ("spinning", "yoga", "pilates", "body pump", "hiit", "zumba")
 STOPWORDS = set(
     "cuantos cuantas carbohidratos hidratos carbono calorias proteinas proteina grasas "
@@ -75,11 +88,17 @@ def day_named(said: str, today: datetime.date) -> datetime.date | None:
     return None
 
 
+def ordinal_named(said: str) -> int | None:
+    """The place in a list a (folded) message names ("la primera", "the last")."""
+    return next((i for word, i in ORDINALS.items() if has(said, word)), None)
+
+
 def period_named(
     said: str, today: datetime.date
 ) -> tuple[datetime.date, datetime.date] | None:
-    """The period a message names: two ISO dates, or a month (its days from
-    tomorrow on when it is the current month)."""
+    """The period a message names: two ISO dates; two days of a month ("del 1 al 10
+    de agosto", "August 3 to 9"); or a month, its days from tomorrow on when it is
+    the current month. A month is the next one of that name to come."""
     dates = re.findall(r"\b(\d{4}-\d{2}-\d{2})\b", said)
     if len(dates) >= 2:
         try:
@@ -91,9 +110,26 @@ def period_named(
     for name, month in MONTHS.items():
         if has(said, name):
             year = today.year + (1 if month < today.month else 0)
+            days = [int(day) for day in re.findall(r"\b(\d{1,2})\b", said)]
+            if len(days) >= 2:
+                return _days_of(year, month, days[0], days[1], today)
             start = datetime.date(year, month, 1)
             following = datetime.date(year + month // 12, month % 12 + 1, 1)
             if start <= today:
                 start = today + datetime.timedelta(days=1)
             return start, following - datetime.timedelta(days=1)
     return None
+
+
+def _days_of(
+    year: int, month: int, first: int, last: int, today: datetime.date
+) -> tuple[datetime.date, datetime.date] | None:
+    """Days ``first`` to ``last`` of a month, a year later when they are past; None
+    when the month has no such days."""
+    if not 1 <= first <= last <= calendar.monthrange(year, month)[1]:
+        return None
+    if datetime.date(year, month, first) <= today:
+        year += 1
+        if last > calendar.monthrange(year, month)[1]:
+            return None
+    return datetime.date(year, month, first), datetime.date(year, month, last)

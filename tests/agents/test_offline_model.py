@@ -1,0 +1,199 @@
+"""The offline demo model does what the member asked, not something near it: the
+class they pointed at in the list they were shown, the days they named for a
+freeze; and a class already under way is neither listed nor booked."""
+
+from __future__ import annotations
+
+import datetime
+
+import pytest
+from django.utils import timezone
+
+from agents.providers.offline_words import period_named
+from gymnasia.classes.models import Booking, ClassSession, ClassType
+from gymnasia.gyms.selectors import business_today
+from gymnasia.memberships.models import MembershipFreeze
+from gymnasia.text import fold
+from tests.agents.api_client import identity, send, start
+from tools.models import ToolCallLog
+
+pytestmark = pytest.mark.django_db
+
+TODAY = datetime.date(2026, 11, 30)
+
+
+@pytest.mark.parametrize(
+    ("said", "period"),
+    [
+        ("Congela mi cuota del 1 al 10 de agosto", ("2027-08-01", "2027-08-10")),
+        ("freeze my membership from August 3 to 9", ("2027-08-03", "2027-08-09")),
+        ("congela del 1 al 10 de diciembre", ("2026-12-01", "2026-12-10")),
+        # Days of this month already past: next year's.
+        ("congela del 2 al 6 de noviembre", ("2027-11-02", "2027-11-06")),
+        ("Congela mi cuota en agosto", ("2027-08-01", "2027-08-31")),
+        ("congela 2 semanas en agosto", ("2027-08-01", "2027-08-31")),
+        ("pausa 2026-12-03 2026-12-20", ("2026-12-03", "2026-12-20")),
+        ("congela del 10 al 1 de agosto", None),
+        ("congela del 1 al 31 de febrero", None),
+    ],
+)
+def test_the_period_a_member_names(said, period):
+    named = period_named(fold(said), TODAY)
+    assert (named and tuple(d.isoformat() for d in named)) == period
+
+
+def _member_conversation(client, agent):
+    return start(client, agent, identity_token=identity(agent, sub="socio-1001"))
+
+
+def _reply(response) -> str:
+    return response.json()["messages"][-1]["text"]
+
+
+#: A day past the demo's own schedule, with only the classes a test puts there.
+LATER = 20
+
+
+def _classes_on_a_later_day(agent, *kinds: str) -> tuple[str, list[ClassSession]]:
+    """Sessions of ``kinds`` in that order, from 08:00 on, on a day of their own."""
+    day = business_today(business=agent.business) + datetime.timedelta(days=LATER)
+    sessions = []
+    for hour, kind in enumerate(kinds, start=8):
+        starts = datetime.datetime.combine(
+            day, datetime.time(hour), tzinfo=agent.business.zone
+        )
+        sessions.append(
+            ClassSession.objects.create(
+                business=agent.business,
+                class_type=ClassType.objects.get(business=agent.business, name=kind),
+                starts_at=starts,
+                ends_at=starts + datetime.timedelta(minutes=45),
+                capacity=10,
+                instructor="Marta Gil",
+                room="Sala 1",
+            )
+        )
+    return day.isoformat(), sessions
+
+
+def test_book_the_first_books_the_first_of_the_list_just_shown(client, agent):
+    day, sessions = _classes_on_a_later_day(agent, "Yoga", "Spinning", "Pilates")
+    started = _member_conversation(client, agent)
+    send(client, started, f"¿Qué clases hay el {day}?")
+
+    reply = _reply(send(client, started, "Reserva la primera"))
+
+    assert Booking.objects.get().session_id == sessions[0].pk
+    assert reply.startswith("Reserva confirmada: Yoga el ")
+
+
+def test_book_the_last_of_the_list_just_shown(client, agent):
+    day, sessions = _classes_on_a_later_day(agent, "Yoga", "Spinning", "Pilates")
+    started = _member_conversation(client, agent)
+    send(client, started, f"What classes are there on {day}?")
+
+    reply = _reply(send(client, started, "Book the last one"))
+
+    assert Booking.objects.get().session_id == sessions[-1].pk
+    assert reply.startswith("Reserva confirmada: Pilates el ")  # her language
+
+
+def test_a_place_the_list_does_not_have_books_nothing(client, agent):
+    day, _ = _classes_on_a_later_day(agent, "Yoga", "Spinning")
+    started = _member_conversation(client, agent)
+    send(client, started, f"¿Qué clases hay el {day}?")
+    calls = ToolCallLog.objects.count()
+
+    reply = _reply(send(client, started, "Reserva la tercera"))
+
+    assert reply == "En esa lista no hay tantas clases."
+    assert ToolCallLog.objects.count() == calls  # nothing proposed
+    assert not Booking.objects.exists()
+
+
+def test_a_class_under_way_is_neither_listed_nor_booked(client, agent):
+    """Without a list to point at, "book the first" means today's first class: one
+    still to come, never one under way."""
+    now = timezone.now()
+    under_way = ClassSession.objects.create(
+        business=agent.business,
+        class_type=ClassType.objects.filter(business=agent.business).first(),
+        starts_at=now - datetime.timedelta(minutes=1),
+        ends_at=now + datetime.timedelta(minutes=44),
+        capacity=10,
+        instructor="Marta Gil",
+        room="Sala 1",
+    )
+    started = _member_conversation(client, agent)
+
+    send(client, started, "Reserva la primera")
+
+    listed = ToolCallLog.objects.get(tool_name="list_classes").result["sessions"]
+    assert under_way.pk not in [s["session_id"] for s in listed]
+    assert not Booking.objects.filter(session=under_way).exists()
+    assert all(b.session.starts_at > now for b in Booking.objects.all())
+
+
+def test_a_freeze_of_named_days_asks_for_those_days(client, agent):
+    started = _member_conversation(client, agent)
+
+    reply = _reply(send(client, started, "Congela mi cuota del 1 al 10 de agosto"))
+
+    log = ToolCallLog.objects.get(tool_name="freeze_membership")
+    today = business_today(business=agent.business)
+    year = today.year + (datetime.date(today.year, 8, 1) <= today)
+    assert log.arguments == {"start": f"{year}-08-01", "end": f"{year}-08-10"}
+    assert "equipo" in reply
+    assert not MembershipFreeze.objects.exists()  # waits for staff approval
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "¿Qué tengo reservado?",
+        "¿Cuáles son mis reservas?",
+        "¿Tengo alguna reserva?",
+        "What have I booked?",
+        "Do I have any bookings?",
+    ],
+)
+def test_asking_about_bookings_lists_them_and_books_nothing(client, agent, question):
+    day, sessions = _classes_on_a_later_day(agent, "Yoga", "Spinning")
+    started = _member_conversation(client, agent)
+    send(client, started, f"¿Qué clases hay el {day}?")
+    send(client, started, "Reserva la segunda")
+    assert Booking.objects.get().session_id == sessions[1].pk
+
+    reply = _reply(send(client, started, question))
+
+    assert Booking.objects.count() == 1
+    assert reply.startswith("Tus reservas:")
+    assert f"Spinning {day} 09:00" in reply
+    asked = ToolCallLog.objects.order_by("created_at").last()
+    assert asked.tool_name == "list_my_bookings"
+
+
+def test_asking_about_bookings_with_none_says_so(client, agent):
+    started = _member_conversation(client, agent)
+
+    reply = _reply(send(client, started, "¿Qué tengo reservado?"))
+
+    assert reply == "No tienes ninguna reserva de clases por venir."
+    assert not Booking.objects.exists()
+
+
+def test_cancel_that_booking_cancels_the_one_just_made(client, agent):
+    """With an earlier booking of hers also to come, "cancel that booking" right
+    after a booking cancels that one, not the earliest."""
+    day, sessions = _classes_on_a_later_day(agent, "Yoga", "Spinning", "Pilates")
+    started = _member_conversation(client, agent)
+    send(client, started, f"¿Qué clases hay el {day}?")
+    send(client, started, "Reserva la primera")
+    send(client, started, f"¿Qué clases hay el {day}?")
+    send(client, started, "Reserva la última")
+
+    reply = _reply(send(client, started, "Cancela esa reserva"))
+
+    assert reply == "Reserva cancelada."
+    statuses = {b.session_id: b.status for b in Booking.objects.all()}
+    assert statuses == {sessions[0].pk: "confirmed", sessions[2].pk: "cancelled"}
