@@ -26,7 +26,9 @@ from agents.providers.base import (
 )
 from agents.providers.offline_words import (
     CLASS_TYPES,
+    MEAL_WORDS,
     MEALS,
+    MEMBERSHIP_STATES,
     STOPWORDS,
     day_named,
     has,
@@ -54,6 +56,13 @@ class OfflineProvider:
     def _t(self, spanish: str, english: str) -> str:
         return spanish if self.language == "es" else english
 
+    def _meal(self, meal: str, *, in_a_sentence: bool = False) -> str:
+        """A meal in the member's language: "la comida" in a sentence, "Comida"
+        heading a line."""
+        spanish, english = MEAL_WORDS.get(meal, (meal, meal))
+        said = self._t(spanish if in_a_sentence else spanish.split()[-1], english)
+        return said if in_a_sentence else said.capitalize()
+
     async def stream(self, request: ModelRequest) -> AsyncIterator[ProviderEvent]:
         text, calls = self.respond(request)
         for start in range(0, len(text), 24):
@@ -73,6 +82,7 @@ class OfflineProvider:
             partial(self._cancel, earlier=earlier),
             self._bookings,
             partial(self._book, earlier=earlier),
+            self._remove_food,
             self._add_food,
             self._diary,
             self._classes,
@@ -226,7 +236,7 @@ class OfflineProvider:
         if result.get("status") != "ok":
             return self._failure(result), []
         lines = [
-            f"- {e['meal']}: {e['food']}, {e['grams']} g ({e['kcal']} kcal)"
+            f"- {self._meal(e['meal'])}: {e['food']}, {e['grams']} g ({e['kcal']} kcal)"
             for e in result["entries"]
         ]
         total = result["totals"]["kcal"]
@@ -240,6 +250,52 @@ class OfflineProvider:
             + self._t(f"Total: {total} kcal.", f"Total: {total} kcal."),
             [],
         )
+
+    def _remove_food(
+        self, said: str, results: dict[str, Any], offered: set[str]
+    ) -> Any:
+        """A food taken out of the diary ("quita el arroz de mi diario"): the day's
+        last entry of that food, or of the meal named, looked up first."""
+        if not has(said, "quita", "borra", "elimina", "remove", "delete"):
+            return None
+        if has(said, "reserva", "clase", "booking", "class"):
+            return None
+        day = day_named(said, self.today) or self.today
+        if "get_meal_diary" not in results:
+            return self._unavailable("remove_meal_entry", offered) or self._call(
+                "get_meal_diary", {"date": day.isoformat()}
+            )
+        entries = results["get_meal_diary"][-1].get("entries", [])
+        words = [
+            w
+            for w in re.findall(r"[a-z]+", said)
+            if len(w) > 2 and w not in STOPWORDS and w not in MEALS
+        ]
+        meal = next((MEALS[w] for w in MEALS if has(said, w)), None)
+        chosen = [
+            e
+            for e in entries
+            if any(w in fold(e["food"]).split() for w in words)
+            or (meal and e["meal"] == meal)
+        ]
+        if "remove_meal_entry" not in results:
+            if not chosen:
+                return self._t(
+                    "No encuentro eso en tu diario de ese día.",
+                    "I cannot find that in your diary for that day.",
+                ), []
+            return self._call("remove_meal_entry", {"entry_id": chosen[-1]["entry_id"]})
+        result = results["remove_meal_entry"][-1]
+        if result.get("status") == "ok":
+            removed = result["removed"]
+            meal_said = self._meal(removed["meal"], in_a_sentence=True)
+            return self._t(
+                f"Quitado: {removed['grams']} g de {removed['food']} de {meal_said} "
+                f"del {removed['date']}.",
+                f"Removed: {removed['grams']} g of {removed['food']} from {meal_said} "
+                f"on {removed['date']}.",
+            ), []
+        return self._failure(result), []
 
     def _add_food(self, said: str, results: dict[str, Any], offered: set[str]) -> Any:
         grams = re.search(r"(\d+(?:[.,]\d+)?)\s*(?:g\b|gr|gramos|grams)", said)
@@ -279,10 +335,11 @@ class OfflineProvider:
         result = results["add_food_to_meal"][-1]
         if result.get("status") == "ok":
             entry = result["entry"]
+            meal = self._meal(entry["meal"], in_a_sentence=True)
             return self._t(
-                f"Anotado: {entry['grams']} g de {entry['food']} en {entry['meal']} "
+                f"Anotado: {entry['grams']} g de {entry['food']} en {meal} "
                 f"del {entry['date']}.",
-                f"Logged: {entry['grams']} g of {entry['food']} for {entry['meal']} "
+                f"Logged: {entry['grams']} g of {entry['food']} for {meal} "
                 f"on {entry['date']}.",
             ), []
         return self._failure(result), []
@@ -456,9 +513,10 @@ class OfflineProvider:
         if result.get("status") != "ok":
             return self._failure(result), []
         m = result["membership"]
+        state = self._t(*MEMBERSHIP_STATES.get(m["status"], (m["status"],) * 2))
         return self._t(
-            f"Tu cuota «{m['plan']}» está {m['status']} y termina el {m['ends_on']}.",
-            f"Your membership “{m['plan']}” is {m['status']} and ends on {m['ends_on']}.",
+            f"Tu cuota «{m['plan']}» está {state} y termina el {m['ends_on']}.",
+            f"Your membership “{m['plan']}” is {state} and ends on {m['ends_on']}.",
         ), []
 
     def _freeze(self, said: str, results: dict[str, Any], offered: set[str]) -> Any:

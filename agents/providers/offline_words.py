@@ -19,6 +19,19 @@ MEALS = {
     "merienda": "snack",
     "snack": "snack",
 }
+#: Each meal as the demo model says it: Spanish with its article, and English.
+MEAL_WORDS = {
+    "breakfast": ("el desayuno", "breakfast"),
+    "lunch": ("la comida", "lunch"),
+    "dinner": ("la cena", "dinner"),
+    "snack": ("la merienda", "snack"),
+}
+#: A membership's state as the demo model says it, in Spanish and English.
+MEMBERSHIP_STATES = {
+    "active": ("activa", "active"),
+    "frozen": ("congelada", "frozen"),
+    "cancelled": ("cancelada", "cancelled"),
+}
 MONTHS = {
     name: number
     for names in (

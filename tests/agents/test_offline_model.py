@@ -13,6 +13,7 @@ from agents.providers.offline_words import period_named
 from gymnasia.classes.models import Booking, ClassSession, ClassType
 from gymnasia.gyms.selectors import business_today
 from gymnasia.memberships.models import MembershipFreeze
+from gymnasia.nutrition.models import MealEntry
 from gymnasia.text import fold
 from tests.agents.api_client import identity, send, start
 from tools.models import ToolCallLog
@@ -197,3 +198,47 @@ def test_cancel_that_booking_cancels_the_one_just_made(client, agent):
     assert reply == "Reserva cancelada."
     statuses = {b.session_id: b.status for b in Booking.objects.all()}
     assert statuses == {sessions[0].pk: "confirmed", sessions[2].pk: "cancelled"}
+
+
+def test_food_logged_and_listed_names_the_meal_in_her_language(client, agent):
+    started = _member_conversation(client, agent)
+
+    logged = _reply(send(client, started, "Añade 150 g de arroz blanco a mi comida"))
+    listed = _reply(send(client, started, "¿Qué he comido hoy?"))
+
+    today = business_today(business=agent.business).isoformat()
+    assert logged == (
+        f"Anotado: 150 g de Arroz blanco (cocido) en la comida del {today}."
+    )
+    assert "- Comida: Arroz blanco (cocido), 150 g (195 kcal)" in listed
+
+
+def test_remove_a_food_from_the_diary_removes_that_entry(client, agent):
+    started = _member_conversation(client, agent)
+    send(client, started, "Añade 150 g de arroz blanco a mi comida")
+    send(client, started, "Añade 120 g de plátano a mi merienda")
+
+    reply = _reply(send(client, started, "Quita el arroz de mi diario"))
+
+    today = business_today(business=agent.business).isoformat()
+    assert reply == f"Quitado: 150 g de Arroz blanco (cocido) de la comida del {today}."
+    assert [e.food.name for e in MealEntry.objects.all()] == ["Plátano"]
+
+
+def test_remove_a_food_not_in_the_diary_removes_nothing(client, agent):
+    started = _member_conversation(client, agent)
+    send(client, started, "Añade 120 g de plátano a mi merienda")
+
+    reply = _reply(send(client, started, "Quita el arroz de mi diario"))
+
+    assert reply == "No encuentro eso en tu diario de ese día."
+    assert MealEntry.objects.count() == 1
+    assert not ToolCallLog.objects.filter(tool_name="remove_meal_entry").exists()
+
+
+def test_the_membership_state_is_said_in_her_language(client, agent):
+    started = _member_conversation(client, agent)
+
+    reply = _reply(send(client, started, "¿Cuándo vence mi cuota?"))
+
+    assert reply.startswith("Tu cuota «Cuota mensual» está activa y termina el ")
