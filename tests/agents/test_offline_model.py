@@ -242,3 +242,16 @@ def test_the_membership_state_is_said_in_her_language(client, agent):
     reply = _reply(send(client, started, "¿Cuándo vence mi cuota?"))
 
     assert reply.startswith("Tu cuota «Cuota mensual» está activa y termina el ")
+
+
+def test_an_english_speaking_member_finds_the_catalogs_foods_by_english_names(
+    client, agent
+):
+    """The demo gym's catalog is in Spanish; its English aliases find it."""
+    started = start(client, agent, identity_token=identity(agent, sub="socio-1003"))
+
+    reply = _reply(send(client, started, "How many carbs does rice have?"))
+
+    assert "Arroz blanco (cocido): 28" in reply
+    assert "Arroz integral (cocido): 23.5" in reply
+    assert reply.startswith("According to the gym's catalog:")
