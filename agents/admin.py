@@ -21,6 +21,7 @@ from gymnasia.gyms.admin import BusinessScopedAdmin, SameBusinessForm
 from gymnasia.gyms.models import Member
 from tools.crypto import encrypt, masked
 from tools.models import AgentToolSetting, ToolCallLog
+from tools.presentation import call_steps_described
 from tools.registry import published_registry
 from tools.selection import REASONS, ToolPolicy, default_mode, offered_tools
 
@@ -313,13 +314,7 @@ def _tool_call_html(call: dict[str, Any], log: ToolCallLog | None) -> SafeString
         )
     pending = getattr(log, "pending_action", None) if log.gated else None
     handoffs = ", ".join(str(h.pk) for h in log.handoffs.all())
-    steps = " → ".join(
-        # Steps recorded after the call (settled by staff, handed over by the sweep)
-        # have no time since the call arrived.
-        f"{s['step']} ({s['ms']} ms)" if "ms" in s else str(s["step"])
-        for s in log.steps
-        if isinstance(s, dict) and "step" in s
-    )
+    steps = " → ".join(call_steps_described(log.steps, times=True))
     return format_html(
         '<div class="tool-call" data-call="{}"><code>{}</code> <code>{}</code>'
         "<ul><li>{}: {}</li><li>{}: {}</li><li>{}: {}</li><li>{}: {}</li>"

@@ -213,22 +213,43 @@ def interrupted_results(*, step: Message, calls: list[ToolCall]) -> list[ToolRes
 
 
 def conversation_excerpts(
-    *, conversation_keys: list[str], size: int = 3
-) -> dict[str, list[Message]]:
-    """The last visible messages of each conversation, for staff deciding a request
-    (one query however many conversations)."""
-    ids = []
-    for key in conversation_keys:
+    *, requests: list[tuple[str, str]], size: int = 3
+) -> dict[tuple[str, str], list[Message]]:
+    """For staff deciding requests: for each (conversation, step message id) of a
+    request, the visible messages of the turn that made it, from the member's
+    message that asked on (at most ``size``); without a step, the conversation's
+    last ones. One query however many requests."""
+    ids = set()
+    for conversation_key, _ in requests:
         try:
-            ids.append(uuid.UUID(key))
+            ids.add(uuid.UUID(conversation_key))
         except ValueError:
             continue
-    excerpts: dict[str, list[Message]] = {}
+    visible: dict[str, list[Message]] = {}
     rows = Message.objects.filter(
         conversation_id__in=ids, role__in=Message.VISIBLE
-    ).order_by("conversation_id", "-pk")
+    ).order_by("pk")
     for message in rows.only("conversation_id", "role", "text", "created_at"):
-        lines = excerpts.setdefault(str(message.conversation_id), [])
-        if len(lines) < size:
-            lines.insert(0, message)
+        visible.setdefault(str(message.conversation_id), []).append(message)
+    excerpts = {}
+    for conversation_key, step_key in requests:
+        messages = visible.get(conversation_key, [])
+        step = int(step_key) if step_key.isdigit() else None
+        if step is None:
+            excerpts[conversation_key, step_key] = messages[-size:]
+            continue
+        start = max(
+            (
+                i
+                for i, m in enumerate(messages)
+                if m.role == Message.Role.MEMBER and m.pk < step
+            ),
+            default=0,
+        )
+        turn = messages[start : start + 1]
+        for message in messages[start + 1 :]:
+            if message.role == Message.Role.MEMBER:
+                break
+            turn.append(message)
+        excerpts[conversation_key, step_key] = turn[:size]
     return excerpts

@@ -37,6 +37,7 @@ from approvals.services import (
 from gymnasia.errors import Conflict, InvalidValue, NotFound
 from gymnasia.gyms.models import StaffRole
 from tools.models import Handoff
+from tools.presentation import call_steps_described
 from tools.registry import published_registry
 from tools.services import handoff_resolve
 
@@ -56,13 +57,14 @@ def _staff(request: HttpRequest) -> User:
 
 def _rows(actions: list[PendingAction]) -> list[dict[str, Any]]:
     excerpts = conversation_excerpts(
-        conversation_keys=[a.conversation_key for a in actions]
+        requests=[(a.conversation_key, a.tool_call.message_key) for a in actions]
     )
     return [
         {
             "action": a,
             "title": tool_title(a.tool_name),
-            "excerpt": excerpts.get(a.conversation_key, []),
+            "excerpt": excerpts[a.conversation_key, a.tool_call.message_key],
+            "steps": call_steps_described(a.tool_call.steps),
         }
         for a in actions
     ]
@@ -106,7 +108,7 @@ def decide(request: HtmxHttpRequest, action_id: str, decision: str) -> HttpRespo
         messages.warning(request, str(conflict))
         action = PendingAction.objects.get(pk=action_id)
     if request.htmx:
-        row = {"action": action, "title": tool_title(action.tool_name)}
+        [row] = _rows([action])
         return render(request, "approvals/_action.html", {"row": row})
     return redirect("approvals:inbox")
 

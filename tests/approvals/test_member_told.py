@@ -10,10 +10,12 @@ from io import StringIO
 import jwt
 import pytest
 import time_machine
+from asgiref.sync import async_to_sync
 from django.core.management import call_command
 from django.utils import timezone
 
-from agents.models import Agent
+from agents.models import Agent, Conversation
+from agents.turn import turn_run
 from agents.verdict import SENTENCES
 from approvals.models import PendingAction
 from approvals.services import (
@@ -152,8 +154,38 @@ def test_the_inbox_shows_the_conversation_excerpt(asked, client):
     assert "Congela mi cuota en agosto" in page
 
 
+def test_the_excerpt_is_the_turn_that_asked_whatever_came_after(asked, client):
+    """The member went on talking: staff still read the message that asked, and
+    the verification log in words ("not a repeat", not "duplicate")."""
+    action, staff, _ = asked
+    conversation = Conversation.objects.get(pk=action.conversation_key)
+    for text in ("¿Qué clases hay mañana?", "¿Cuándo vence mi cuota?", "hola"):
+        async_to_sync(turn_run)(conversation, text)
+    client.force_login(staff)
+
+    page = client.get("/inbox/").content.decode()
+
+    assert "Congela mi cuota en agosto" in page
+    assert "¿Cuándo vence mi cuota?" not in page
+    assert "no es una repetición" in page or "not a repeat" in page
+    assert "→ duplicate →" not in page
+
+
+def test_a_row_decided_in_place_keeps_its_excerpt(asked, client):
+    action, staff, _ = asked
+    client.force_login(staff)
+
+    row = client.post(
+        f"/inbox/{action.pk}/reject",
+        {"reason": "Cerrado"},
+        headers={"HX-Request": "true"},
+    ).content.decode()
+
+    assert 'data-status="rejected"' in row
+    assert "Congela mi cuota en agosto" in row
+
+
 def test_a_settled_handoff_is_told(asked, client):
-    from agents.models import Conversation
     from tools.models import Handoff
 
     _, staff, later = asked

@@ -1,0 +1,56 @@
+"""A call's verification-log steps, as owners and staff read them: what each check
+found, in words."""
+
+from __future__ import annotations
+
+import pytest
+from django.utils import translation
+
+from tools.presentation import call_step_described, call_steps_described
+
+
+@pytest.mark.parametrize(
+    ("step", "english", "spanish"),
+    [
+        ({"step": "offered", "offered": True}, "offered", "ofrecida"),
+        ({"step": "offered", "offered": False}, "not offered", "no ofrecida"),
+        ({"step": "validated", "valid": False}, "arguments invalid", None),
+        ({"step": "duplicate", "first": None}, "not a repeat", "no es una repetición"),
+        ({"step": "duplicate", "first": "7a1c"}, "repeats an earlier call", None),
+        ({"step": "gated", "pending_action": "1"}, "waits for approval", None),
+        (
+            {"step": "attempt", "number": 2, "error": "OutcomeUnknown"},
+            "attempt 2 failed (OutcomeUnknown)",
+            "el intento 2 falló (OutcomeUnknown)",
+        ),
+        ({"step": "attempt", "number": 1, "status": "ok"}, "ran (ok)", None),
+        (
+            {"step": "verified", "verification": "verified"},
+            "looked again: verified",
+            None,
+        ),
+        ({"step": "settled by staff", "resolution": "done"}, "settled by staff", None),
+        ({"step": "something new"}, "something new", "something new"),
+    ],
+)
+def test_each_step_says_what_it_found(step, english, spanish):
+    with translation.override("en"):
+        assert call_step_described(step) == english
+    if spanish:
+        with translation.override("es"):
+            assert call_step_described(step) == spanish
+
+
+def test_times_where_recorded_and_rows_that_are_not_steps_left_out():
+    steps = [
+        {"step": "offered", "offered": True, "ms": 0.01},
+        "not a step",
+        {"step": "settled by staff"},
+    ]
+    with translation.override("en"):
+        assert call_steps_described(steps, times=True) == [
+            "offered (0.01 ms)",
+            "settled by staff",
+        ]
+        assert call_steps_described(steps) == ["offered", "settled by staff"]
+        assert call_steps_described(None) == []

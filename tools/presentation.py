@@ -1,0 +1,60 @@
+"""How a call's steps in the verification log read for owners and staff: in plain
+words that say what each check found, not the names the dispatcher records ("not
+a repeat", where the record says ``duplicate`` with no first call)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from django.utils.translation import gettext as _
+
+#: Steps recorded after the call, by staff or by the sweep.
+LATER_STEPS = {
+    "approved": lambda: _("approved by staff"),
+    "corrected by staff": lambda: _("corrected by staff"),
+    "settled by staff": lambda: _("settled by staff"),
+}
+
+
+def call_step_described(step: Mapping[str, Any]) -> str:
+    """One step of a call's verification log, in words."""
+    name = step.get("step")
+    if name == "offered":
+        return _("offered") if step.get("offered") else _("not offered")
+    if name == "validated":
+        return _("arguments valid") if step.get("valid") else _("arguments invalid")
+    if name == "limit":
+        return _("over the gym's limit")
+    if name == "duplicate":
+        return _("repeats an earlier call") if step.get("first") else _("not a repeat")
+    if name == "gated":
+        return _("waits for approval")
+    if name == "attempt":
+        if "error" in step:
+            return _("attempt %(number)s failed (%(error)s)") % {
+                "number": step.get("number"),
+                "error": step["error"],
+            }
+        return _("ran (%(status)s)") % {"status": step.get("status")}
+    if name == "verified":
+        return _("looked again: %(verification)s") % {
+            "verification": step.get("verification")
+        }
+    if name == "handoff":
+        return _("handed to staff")
+    later = LATER_STEPS.get(str(name))
+    return later() if later else str(name)
+
+
+def call_steps_described(steps: Any, *, times: bool = False) -> list[str]:
+    """A call's steps in words; with ``times``, each one's milliseconds since the
+    call arrived where it has them (steps recorded later have none)."""
+    described = []
+    for step in steps if isinstance(steps, list) else []:
+        if isinstance(step, dict) and "step" in step:
+            words = call_step_described(step)
+            if times and "ms" in step:
+                words = f"{words} ({step['ms']} ms)"
+            described.append(words)
+    return described
