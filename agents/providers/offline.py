@@ -146,7 +146,13 @@ class OfflineProvider:
     def _failure(self, result: Mapping[str, Any]) -> str:
         status = result.get("status")
         if status == "duplicate":
-            return self._failure(result.get("first") or {})
+            first = result.get("first") or {"status": "unknown_outcome"}
+            if first.get("status") == "ok":
+                return self._t(
+                    "Eso ya estaba hecho; no lo he repetido.",
+                    "That was already done; I did not do it again.",
+                )
+            return self._failure(first)
         if status == "pending_approval":
             return self._t(
                 "Queda pendiente de que el equipo lo apruebe.",
@@ -162,10 +168,12 @@ class OfflineProvider:
                 "El servicio no está disponible ahora mismo.",
                 "The service is unavailable right now.",
             )
-        reasons = result.get("errors") or [result.get("message", "")]
-        return self._t("No se ha podido: ", "It could not be done: ") + " ".join(
-            str(r) for r in reasons if r
+        reasons = " ".join(
+            str(r) for r in result.get("errors") or [result.get("message")] if r
         )
+        if not reasons:
+            return self._t("No se ha podido hacer.", "It could not be done.")
+        return self._t("No se ha podido: ", "It could not be done: ") + reasons
 
     # Intents. Each returns None when it does not apply.
 
@@ -298,7 +306,8 @@ class OfflineProvider:
         return self._failure(result), []
 
     def _add_food(self, said: str, results: dict[str, Any], offered: set[str]) -> Any:
-        grams = re.search(r"(\d+(?:[.,]\d+)?)\s*(?:g\b|gr|gramos|grams)", said)
+        # The sign is kept: "-50 g" is refused as such, never logged as 50 g.
+        grams = re.search(r"(-?\d+(?:[.,]\d+)?)\s*(?:g\b|gr|gramos|grams)", said)
         if not (has(said, "anade", "apunta", "anota", "add", "log") and grams):
             return None
         meal = next((MEALS[w] for w in MEALS if has(said, w)), "snack")

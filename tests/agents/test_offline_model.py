@@ -10,6 +10,7 @@ import pytest
 from django.utils import timezone
 
 from agents.providers.offline_words import period_named
+from agents.verdict import SENTENCES
 from gymnasia.classes.models import Booking, ClassSession, ClassType
 from gymnasia.gyms.selectors import business_today
 from gymnasia.memberships.models import MembershipFreeze
@@ -255,3 +256,28 @@ def test_an_english_speaking_member_finds_the_catalogs_foods_by_english_names(
     assert "Arroz blanco (cocido): 28" in reply
     assert "Arroz integral (cocido): 23.5" in reply
     assert reply.startswith("According to the gym's catalog:")
+
+
+def test_asking_twice_for_the_same_booking_says_it_was_already_done(client, agent):
+    """The second request is the same action (R7): nothing is done again, and the
+    member is not told it failed."""
+    day, sessions = _classes_on_a_later_day(agent, "Spinning")
+    started = _member_conversation(client, agent)
+    send(client, started, f"Reserva spinning el {day}")
+
+    reply = _reply(send(client, started, f"Reserva spinning el {day}"))
+
+    assert reply == "Eso ya estaba hecho; no lo he repetido."
+    assert Booking.objects.get().session_id == sessions[0].pk
+    assert ToolCallLog.objects.filter(status="duplicate").count() == 1
+
+
+def test_negative_grams_are_refused_not_logged_as_positive(client, agent):
+    started = _member_conversation(client, agent)
+
+    reply = _reply(send(client, started, "Añade -50 g de arroz a mi cena"))
+
+    assert reply.startswith(SENTENCES["es"]["not_done"])
+    assert not MealEntry.objects.exists()
+    call = ToolCallLog.objects.get(tool_name="add_food_to_meal")
+    assert (call.valid, call.arguments_raw.count("-50")) == (False, 1)
