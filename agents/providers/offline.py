@@ -38,6 +38,19 @@ from agents.providers.offline_words import (
 from gymnasia.text import fold
 from tools.types import ToolCall
 
+#: Words of a removal that name no food.
+REMOVAL_WORDS = (
+    "quita",
+    "borra",
+    "elimina",
+    "remove",
+    "delete",
+    "diario",
+    "diary",
+    "from",
+    "hoy",
+    "today",
+)
 #: How many classes a list shows; "the last one" is the last of those.
 CLASSES_SHOWN = 12
 
@@ -263,7 +276,8 @@ class OfflineProvider:
         self, said: str, results: dict[str, Any], offered: set[str]
     ) -> Any:
         """A food taken out of the diary ("quita el arroz de mi diario"): the day's
-        last entry of that food, or of the meal named, looked up first."""
+        last entry of that food, or of the meal named, looked up first; a food
+        named otherwise than in the diary ("chicken") is looked up in the catalog."""
         if not has(said, "quita", "borra", "elimina", "remove", "delete"):
             return None
         if has(said, "reserva", "clase", "booking", "class"):
@@ -277,15 +291,26 @@ class OfflineProvider:
         words = [
             w
             for w in re.findall(r"[a-z]+", said)
-            if len(w) > 2 and w not in STOPWORDS and w not in MEALS
+            if len(w) > 2
+            and w not in STOPWORDS
+            and w not in MEALS
+            and not has(w, *REMOVAL_WORDS)
         ]
         meal = next((MEALS[w] for w in MEALS if has(said, w)), None)
+        found = {
+            food["food_id"]
+            for got in results.get("search_foods", [])
+            for food in got.get("foods", [])
+        }
         chosen = [
             e
             for e in entries
             if any(w in fold(e["food"]).split() for w in words)
+            or e["food_id"] in found
             or (meal and e["meal"] == meal)
         ]
+        if not chosen and words and "search_foods" not in results:
+            return self._call("search_foods", {"query": words[0]})
         if "remove_meal_entry" not in results:
             if not chosen:
                 return self._t(

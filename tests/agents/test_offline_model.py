@@ -281,3 +281,15 @@ def test_negative_grams_are_refused_not_logged_as_positive(client, agent):
     assert not MealEntry.objects.exists()
     call = ToolCallLog.objects.get(tool_name="add_food_to_meal")
     assert (call.valid, call.arguments_raw.count("-50")) == (False, 1)
+
+
+def test_remove_a_food_named_by_an_alias_finds_it_through_the_catalog(client, agent):
+    """Emma logged "chicken"; her diary says "Pechuga de pollo a la plancha"."""
+    started = start(client, agent, identity_token=identity(agent, sub="socio-1003"))
+    send(client, started, "Add 200 g of chicken to my dinner")
+    send(client, started, "Add 100 g of rice to my dinner")
+
+    reply = _reply(send(client, started, "Remove the chicken from my diary"))
+
+    assert reply.startswith("Removed: 200 g of Pechuga de pollo a la plancha from ")
+    assert [e.food.name for e in MealEntry.objects.all()] == ["Arroz blanco (cocido)"]
