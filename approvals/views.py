@@ -173,14 +173,23 @@ def handoffs(request: HtmxHttpRequest) -> HttpResponse:
     """Cases a person must settle: unknown outcomes and members asking for staff."""
     user = _staff(request)
     status = request.GET.get("status", Handoff.Status.OPEN)
+    cases = handoffs_for_staff(user=user, status=status)
+    excerpts = conversation_excerpts(requests=[_turn_of(h) for h in cases])
     context = {
-        "handoffs": handoffs_for_staff(user=user, status=status),
+        "rows": [{"handoff": h, "excerpt": excerpts[_turn_of(h)]} for h in cases],
         "status": status,
         "resolutions": Handoff.Resolution.choices,
         "refresh_seconds": INBOX_REFRESH_SECONDS,
     }
     template = "approvals/_handoffs.html" if request.htmx else "approvals/handoffs.html"
     return render(request, template, context)
+
+
+def _turn_of(handoff: Handoff) -> tuple[str, str]:
+    """The conversation of a case and the step of its call; a member's own request
+    for a person has no call, and its excerpt is the conversation's last words."""
+    step = handoff.tool_call.message_key if handoff.tool_call else ""
+    return handoff.conversation_key, step
 
 
 @login_required(login_url="admin:login")

@@ -91,7 +91,7 @@ class OfflineProvider:
         for intent in (
             self._freeze,
             self._refund,
-            self._person,
+            partial(self._person, message=message),
             partial(self._cancel, earlier=earlier),
             self._bookings,
             partial(self._book, earlier=earlier),
@@ -611,7 +611,10 @@ class OfflineProvider:
             ), []
         return self._failure(result), []
 
-    def _person(self, said: str, results: dict[str, Any], offered: set[str]) -> Any:
+    def _person(
+        self, said: str, results: dict[str, Any], offered: set[str], message: str
+    ) -> Any:
+        """A person asked for; the reason staff read is the member's own words."""
         if not has(
             said, "persona", "humano", "alguien del equipo", "person", "human", "staff"
         ):
@@ -619,7 +622,7 @@ class OfflineProvider:
         if "handoff_to_staff" not in results:
             return self._unavailable("handoff_to_staff", offered) or self._call(
                 "handoff_to_staff",
-                {"reason": said[:200] or "member asked for a person"},
+                {"reason": message.strip()[:200]},
             )
         result = results["handoff_to_staff"][-1]
         if result.get("status") == "ok":

@@ -27,6 +27,7 @@ from approvals.services import (
 from gymnasia.memberships.models import MembershipFreeze
 from tests.factories import StaffRoleFactory
 from tools.integrations.faults import Fault, inject_fault
+from tools.models import Handoff
 
 pytestmark = pytest.mark.django_db
 
@@ -185,9 +186,51 @@ def test_a_row_decided_in_place_keeps_its_excerpt(asked, client):
     assert "Congela mi cuota en agosto" in row
 
 
-def test_a_settled_handoff_is_told(asked, client):
-    from tools.models import Handoff
+def test_a_request_links_to_its_whole_conversation(asked, client):
+    """From the inbox, staff open the conversation and its verification log."""
+    action, staff, _ = asked
+    client.force_login(staff)
 
+    page = client.get("/inbox/").content.decode()
+    link = f"/admin/agents/conversation/{action.conversation_key}/change/"
+
+    assert f'href="{link}"' in page
+    timeline = client.get(link)
+    assert timeline.status_code == 200
+    assert "freeze_membership" in timeline.content.decode()
+
+
+def test_a_case_shows_the_turn_it_came_from_and_links_to_it(asked, client):
+    """A case from a call shows that call's turn; a member's own request for a
+    person, the conversation's last words."""
+    action, staff, _ = asked
+    conversation = Conversation.objects.get(pk=action.conversation_key)
+    for text in ("¿Cuándo vence mi cuota?", "Quiero hablar con una persona"):
+        async_to_sync(turn_run)(conversation, text)
+    from_call = Handoff.objects.create(
+        business=conversation.business,
+        member=conversation.member,
+        conversation_key=str(conversation.pk),
+        tool_call=action.tool_call,
+        reason="Could not confirm freeze_membership.",
+    )
+    client.force_login(staff)
+
+    page = client.get("/inbox/handoffs/").content.decode()
+
+    person = Handoff.objects.exclude(pk=from_call.pk).get()
+    case, asked_for_person = (
+        page.split(f'id="handoff-{h.pk}"')[1].split("</tr>")[0]
+        for h in (from_call, person)
+    )
+    assert "Congela mi cuota en agosto" in case
+    assert "Quiero hablar con una persona" not in case
+    assert "Quiero hablar con una persona" in asked_for_person  # its reason, too
+    link = f'href="/admin/agents/conversation/{conversation.pk}/change/"'
+    assert link in case and link in asked_for_person
+
+
+def test_a_settled_handoff_is_told(asked, client):
     _, staff, later = asked
     conversation = Conversation.objects.get()
     handoff = Handoff.objects.create(
