@@ -9,7 +9,7 @@ import datetime
 import pytest
 from django.utils import timezone
 
-from agents.providers.offline_words import period_named
+from agents.providers.offline.words import period_named
 from agents.verdict import SENTENCES
 from gymnasia.classes.models import Booking, ClassSession, ClassType
 from gymnasia.gyms.selectors import business_today

@@ -1,0 +1,84 @@
+"""What every intent of the offline demo model uses: its language and today, the
+words it says them in, and how it proposes a call or tells why one failed."""
+
+from __future__ import annotations
+
+import datetime
+import uuid
+from collections.abc import Mapping
+from typing import Any
+
+from agents.providers.offline.words import MEAL_WORDS
+from tools.types import ToolCall
+
+
+class Intents:
+    """The demo model's shared ground; each group of intents builds on it."""
+
+    def __init__(
+        self, *, language: str = "es", today: datetime.date | None = None
+    ) -> None:
+        self.language = language
+        self.today = today or datetime.date.today()
+
+    def _t(self, spanish: str, english: str) -> str:
+        return spanish if self.language == "es" else english
+
+    def _meal(self, meal: str, *, in_a_sentence: bool = False) -> str:
+        """A meal in the member's language: "la comida" in a sentence, "Comida"
+        heading a line."""
+        spanish, english = MEAL_WORDS.get(meal, (meal, meal))
+        said = self._t(spanish if in_a_sentence else spanish.split()[-1], english)
+        return said if in_a_sentence else said.capitalize()
+
+    def _call(
+        self, name: str, arguments: Mapping[str, Any], text: str = ""
+    ) -> tuple[str, list[ToolCall]]:
+        call_id = f"offline_{uuid.uuid4().hex[:16]}"
+        return text, [ToolCall(id=call_id, name=name, arguments=dict(arguments))]
+
+    def _unavailable(
+        self, name: str, offered: set[str]
+    ) -> tuple[str, list[ToolCall]] | None:
+        if name in offered:
+            return None
+        return (
+            self._t(
+                "Eso no lo puedo hacer desde aquí. Si quieres, pide hablar con una persona "
+                "del equipo.",
+                "I cannot do that from here. If you like, ask to talk to a member of staff.",
+            ),
+            [],
+        )
+
+    def _failure(self, result: Mapping[str, Any]) -> str:
+        status = result.get("status")
+        if status == "duplicate":
+            first = result.get("first") or {"status": "unknown_outcome"}
+            if first.get("status") == "ok":
+                return self._t(
+                    "Eso ya estaba hecho; no lo he repetido.",
+                    "That was already done; I did not do it again.",
+                )
+            return self._failure(first)
+        if status == "pending_approval":
+            return self._t(
+                "Queda pendiente de que el equipo lo apruebe.",
+                "It is waiting for the staff's approval.",
+            )
+        if status == "unknown_outcome":
+            return self._t(
+                "No sé si se ha guardado; el equipo lo comprobará.",
+                "I do not know whether it was saved; the staff will check.",
+            )
+        if status == "unavailable":
+            return self._t(
+                "El servicio no está disponible ahora mismo.",
+                "The service is unavailable right now.",
+            )
+        reasons = " ".join(
+            str(r) for r in result.get("errors") or [result.get("message")] if r
+        )
+        if not reasons:
+            return self._t("No se ha podido hacer.", "It could not be done.")
+        return self._t("No se ha podido: ", "It could not be done: ") + reasons

@@ -1,0 +1,176 @@
+"""The offline demo model's intents about classes: a day's classes, booking one
+(also the first, second or last of the list just shown), the member's bookings,
+and cancelling one."""
+
+from __future__ import annotations
+
+import datetime
+from collections.abc import Mapping
+from typing import Any
+
+from agents.providers.offline.base import Intents
+from agents.providers.offline.words import CLASS_TYPES, day_named, has, ordinal_named
+from gymnasia.text import fold
+
+#: How many classes a list shows; "the last one" is the last of those.
+CLASSES_SHOWN = 12
+
+
+class ClassIntents(Intents):
+    def _classes(self, said: str, results: dict[str, Any], offered: set[str]) -> Any:
+        if not has(said, "clase", "horario", "class", "schedule"):
+            return None
+        if "list_classes" not in results:
+            day = day_named(said, self.today)
+            start, end = (
+                (day, day)
+                if day
+                else (self.today, self.today + datetime.timedelta(days=6))
+            )
+            arguments: dict[str, Any] = {
+                "date_from": start.isoformat(),
+                "date_to": end.isoformat(),
+            }
+            kind = next((c for c in CLASS_TYPES if c in said), None)
+            if kind:
+                arguments["class_type"] = kind
+            return self._unavailable("list_classes", offered) or self._call(
+                "list_classes", arguments
+            )
+        result = results["list_classes"][-1]
+        if result.get("status") != "ok":
+            return (
+                self._t(
+                    "No hay clases programadas esos días.",
+                    "No classes are scheduled then.",
+                )
+                if result.get("status") == "no_results"
+                else self._failure(result)
+            ), []
+        lines = [
+            f"- {s['class']} {s['starts_at'][:16].replace('T', ' ')} ({s['room']}, "
+            + self._t(
+                f"{s['places_left']} plazas libres)", f"{s['places_left']} places left)"
+            )
+            for s in result["sessions"][:CLASSES_SHOWN]
+        ]
+        return self._t("Clases:", "Classes:") + "\n" + "\n".join(lines), []
+
+    def _book(
+        self,
+        said: str,
+        results: dict[str, Any],
+        offered: set[str],
+        earlier: Mapping[str, dict[str, Any]],
+    ) -> Any:
+        if not has(said, "reserva", "apuntame", "book"):
+            return None
+        if has(said, "cancela", "cancel", "anula"):
+            return None
+        kind = next((c for c in CLASS_TYPES if c in said), None)
+        day = day_named(said, self.today)
+        place = ordinal_named(said)
+        shown = earlier.get("list_classes", {}).get("sessions", [])[:CLASSES_SHOWN]
+        if place is not None and not (day or kind) and shown:
+            # "Book the first one" after a list of classes: that list's one.
+            listed = {"sessions": shown}
+        elif "list_classes" not in results:
+            arguments: dict[str, Any] = {
+                "date_from": (day or self.today).isoformat(),
+                "date_to": (day or self.today).isoformat(),
+            }
+            if kind:
+                arguments["class_type"] = kind
+            return self._unavailable("book_class", offered) or self._call(
+                "list_classes", arguments
+            )
+        else:
+            listed = results["list_classes"][-1]
+        if "book_class" not in results:
+            sessions = listed.get("sessions", [])[:CLASSES_SHOWN]
+            if place is not None and sessions:
+                if not -len(sessions) <= place < len(sessions):
+                    return self._t(
+                        "En esa lista no hay tantas clases.",
+                        "That list does not have that many classes.",
+                    ), []
+                sessions = [sessions[place]]
+            sessions = [s for s in sessions if s["places_left"] > 0]
+            if not sessions:
+                return self._t(
+                    "No hay plazas libres en esa clase ese día.",
+                    "There are no free places in that class that day.",
+                ), []
+            return self._unavailable("book_class", offered) or self._call(
+                "book_class", {"session_id": sessions[0]["session_id"]}
+            )
+        result = results["book_class"][-1]
+        if result.get("status") == "ok":
+            booking = result["booking"]
+            return self._t(
+                f"Reserva confirmada: {booking['class']} el "
+                f"{booking['starts_at'][:16].replace('T', ' ')} en {booking['room']}.",
+                f"Booking confirmed: {booking['class']} on "
+                f"{booking['starts_at'][:16].replace('T', ' ')} in {booking['room']}.",
+            ), []
+        return self._failure(result), []
+
+    def _cancel(
+        self,
+        said: str,
+        results: dict[str, Any],
+        offered: set[str],
+        earlier: Mapping[str, dict[str, Any]],
+    ) -> Any:
+        if not (
+            has(said, "cancela", "anula", "cancel")
+            and has(said, "reserva", "clase", "booking", "class")
+        ):
+            return None
+        if "list_my_bookings" not in results:
+            return self._unavailable("cancel_booking", offered) or self._call(
+                "list_my_bookings", {}
+            )
+        bookings = results["list_my_bookings"][-1].get("bookings", [])
+        kind = next((c for c in CLASS_TYPES if c in said), None)
+        chosen = [b for b in bookings if not kind or fold(b["class"]) == kind]
+        booked = earlier.get("book_class", {}).get("booking", {}).get("booking_id")
+        if has(said, "esa", "esta", "that", "this") and booked is not None:
+            # "Cancel that booking" right after one was made: that one.
+            chosen = [b for b in bookings if b["booking_id"] == booked]
+        if "cancel_booking" not in results:
+            if not chosen:
+                return self._t(
+                    "No tienes reservas que cancelar.", "You have no booking to cancel."
+                ), []
+            return self._call("cancel_booking", {"booking_id": chosen[0]["booking_id"]})
+        result = results["cancel_booking"][-1]
+        if result.get("status") == "ok":
+            return self._t("Reserva cancelada.", "Booking cancelled."), []
+        return self._failure(result), []
+
+    def _bookings(self, said: str, results: dict[str, Any], offered: set[str]) -> Any:
+        """The member's bookings, asked about ("¿qué tengo reservado?"): a question,
+        never a request to book."""
+        asks = has(said, "mis reserva", "my booking", "reservad", "booked") or (
+            has(said, "tengo", "have") and has(said, "reserva", "booking")
+        )
+        if not asks:
+            return None
+        if "list_my_bookings" not in results:
+            return self._unavailable("list_my_bookings", offered) or self._call(
+                "list_my_bookings", {}
+            )
+        result = results["list_my_bookings"][-1]
+        if result.get("status") == "no_results":
+            return self._t(
+                "No tienes ninguna reserva de clases por venir.",
+                "You have no bookings of classes to come.",
+            ), []
+        if result.get("status") != "ok":
+            return self._failure(result), []
+        lines = [
+            f"- {b['class']} {b['starts_at'][:16].replace('T', ' ')} ({b['room']})"
+            for b in result["bookings"]
+        ]
+        return self._t("Tus reservas:", "Your bookings:") + "\n" + "\n".join(lines), []

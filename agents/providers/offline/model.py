@@ -1,0 +1,94 @@
+"""The offline demo model: deterministic, no network, Spanish and English.
+
+It recognises a handful of intents in the member's last message, proposes real tool
+calls through the same dispatcher as any model, and writes its answer only from the
+tool results it got back: it never states a figure a tool did not return. It is the
+embedded default's model and a test double, never a fake success.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from functools import partial
+from typing import Any
+
+from agents.providers.base import (
+    AssistantStep,
+    ModelRequest,
+    ProviderEvent,
+    StepDone,
+    TextDelta,
+    ToolResults,
+    UserText,
+)
+from agents.providers.offline.account import AccountIntents
+from agents.providers.offline.classes import ClassIntents
+from agents.providers.offline.nutrition import NutritionIntents
+from gymnasia.text import fold
+from tools.types import ToolCall
+
+__all__ = ["OfflineProvider"]
+
+
+class OfflineProvider(AccountIntents, ClassIntents, NutritionIntents):
+    """A scripted model that answers from tool results, in ``language``."""
+
+    name = "offline"
+
+    async def stream(self, request: ModelRequest) -> AsyncIterator[ProviderEvent]:
+        text, calls = self.respond(request)
+        for start in range(0, len(text), 24):
+            yield TextDelta(text[start : start + 24])
+        yield StepDone(text=text, tool_calls=tuple(calls))
+
+    def respond(self, request: ModelRequest) -> tuple[str, list[ToolCall]]:
+        message, results, earlier = self._turn(request.history)
+        offered = {spec.name for spec in request.tools}
+        said = fold(message)
+        for intent in (
+            self._freeze,
+            self._refund,
+            partial(self._person, message=message),
+            partial(self._cancel, earlier=earlier),
+            self._bookings,
+            partial(self._book, earlier=earlier),
+            self._remove_food,
+            self._add_food,
+            self._diary,
+            self._classes,
+            self._membership,
+            self._nutrients,
+        ):
+            answer = intent(said, results, offered)
+            if answer is not None:
+                return answer
+        return (
+            self._t(
+                "Puedo consultar los nutrientes de los alimentos del gimnasio, tu diario "
+                "de comidas, las clases y tus reservas, y tu cuota. ¿Qué necesitas?",
+                "I can look up the nutrients of the gym's foods, your meal diary, the "
+                "classes and your bookings, and your membership. What do you need?",
+            ),
+            [],
+        )
+
+    def _turn(
+        self, history: tuple[Any, ...]
+    ) -> tuple[str, dict[str, list[dict[str, Any]]], dict[str, dict[str, Any]]]:
+        """The member's last message, the results of this turn by tool name, and
+        the last result of each tool in the turns before."""
+        message = ""
+        results: dict[str, list[dict[str, Any]]] = {}
+        earlier: dict[str, dict[str, Any]] = {}
+        names: dict[str, str] = {}
+        for item in history:
+            if isinstance(item, UserText):
+                earlier.update({name: got[-1] for name, got in results.items()})
+                message, results, names = item.text, {}, {}
+            elif isinstance(item, AssistantStep):
+                names.update({call.id: call.name for call in item.tool_calls})
+            elif isinstance(item, ToolResults):
+                for result in item.results:
+                    name = names.get(result.call_id, "")
+                    results.setdefault(name, []).append(dict(result.payload))
+        return message, results, earlier

@@ -1,0 +1,215 @@
+"""The offline demo model's intents about food: a food's nutrients, the meal
+diary, and adding a food to a meal or taking one out."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from agents.providers.offline.base import Intents
+from agents.providers.offline.words import MEALS, STOPWORDS, day_named, has
+from gymnasia.text import fold
+
+#: Words of a removal that name no food.
+REMOVAL_WORDS = (
+    "quita",
+    "borra",
+    "elimina",
+    "remove",
+    "delete",
+    "diario",
+    "diary",
+    "from",
+    "hoy",
+    "today",
+)
+
+
+class NutritionIntents(Intents):
+    def _nutrients(self, said: str, results: dict[str, Any], offered: set[str]) -> Any:
+        if not has(
+            said,
+            "carbohidrat",
+            "hidratos",
+            "calori",
+            "proteina",
+            "grasa",
+            "carb",
+            "protein",
+            "fat",
+            "nutrient",
+        ):
+            return None
+        if "search_foods" not in results:
+            words = [w for w in re.findall(r"[a-z]+", said) if w not in STOPWORDS]
+            if not words:
+                return None
+            return self._unavailable("search_foods", offered) or self._call(
+                "search_foods", {"query": words[-1]}
+            )
+        result = results["search_foods"][-1]
+        if result.get("status") == "no_results":
+            return self._t(
+                f"No he encontrado ningún alimento que coincida con «{result.get('query')}» "
+                "en el catálogo del gimnasio.",
+                f"I found no food matching “{result.get('query')}” in the gym's catalog.",
+            ), []
+        if result.get("status") != "ok":
+            return self._t(
+                "No puedo consultar el catálogo de alimentos ahora mismo. ",
+                "I cannot reach the food catalog right now. ",
+            ) + self._failure(result), []
+        lines = []
+        for food in result["foods"]:
+            per = food["per_100g"]
+            lines.append(
+                self._t(
+                    f"- {food['name']}: {per['carbohydrates_g']} g de hidratos de carbono, "
+                    f"{per['protein_g']} g de proteínas, {per['fat_g']} g de grasas y "
+                    f"{per['kcal']} kcal por 100 g.",
+                    f"- {food['name']}: {per['carbohydrates_g']} g of carbohydrates, "
+                    f"{per['protein_g']} g of protein, {per['fat_g']} g of fat and "
+                    f"{per['kcal']} kcal per 100 g.",
+                )
+            )
+        head = self._t(
+            "Según el catálogo del gimnasio:", "According to the gym's catalog:"
+        )
+        return head + "\n" + "\n".join(lines), []
+
+    def _diary(self, said: str, results: dict[str, Any], offered: set[str]) -> Any:
+        if not has(said, "diario", "he comido", "diary", "did i eat", "have i eaten"):
+            return None
+        if "get_meal_diary" not in results:
+            day = day_named(said, self.today) or self.today
+            return self._unavailable("get_meal_diary", offered) or self._call(
+                "get_meal_diary", {"date": day.isoformat()}
+            )
+        result = results["get_meal_diary"][-1]
+        if result.get("status") == "no_results":
+            return self._t(
+                "No hay nada anotado ese día.", "Nothing is logged that day."
+            ), []
+        if result.get("status") != "ok":
+            return self._failure(result), []
+        lines = [
+            f"- {self._meal(e['meal'])}: {e['food']}, {e['grams']} g ({e['kcal']} kcal)"
+            for e in result["entries"]
+        ]
+        total = result["totals"]["kcal"]
+        return (
+            self._t(
+                f"Tu diario del {result['date']}:", f"Your diary for {result['date']}:"
+            )
+            + "\n"
+            + "\n".join(lines)
+            + "\n"
+            + self._t(f"Total: {total} kcal.", f"Total: {total} kcal."),
+            [],
+        )
+
+    def _remove_food(
+        self, said: str, results: dict[str, Any], offered: set[str]
+    ) -> Any:
+        """A food taken out of the diary ("quita el arroz de mi diario"): the day's
+        last entry of that food, or of the meal named, looked up first; a food
+        named otherwise than in the diary ("chicken") is looked up in the catalog."""
+        if not has(said, "quita", "borra", "elimina", "remove", "delete"):
+            return None
+        if has(said, "reserva", "clase", "booking", "class"):
+            return None
+        day = day_named(said, self.today) or self.today
+        if "get_meal_diary" not in results:
+            return self._unavailable("remove_meal_entry", offered) or self._call(
+                "get_meal_diary", {"date": day.isoformat()}
+            )
+        entries = results["get_meal_diary"][-1].get("entries", [])
+        words = [
+            w
+            for w in re.findall(r"[a-z]+", said)
+            if len(w) > 2
+            and w not in STOPWORDS
+            and w not in MEALS
+            and not has(w, *REMOVAL_WORDS)
+        ]
+        meal = next((MEALS[w] for w in MEALS if has(said, w)), None)
+        found = {
+            food["food_id"]
+            for got in results.get("search_foods", [])
+            for food in got.get("foods", [])
+        }
+        chosen = [
+            e
+            for e in entries
+            if any(w in fold(e["food"]).split() for w in words)
+            or e["food_id"] in found
+            or (meal and e["meal"] == meal)
+        ]
+        if not chosen and words and "search_foods" not in results:
+            return self._call("search_foods", {"query": words[0]})
+        if "remove_meal_entry" not in results:
+            if not chosen:
+                return self._t(
+                    "No encuentro eso en tu diario de ese día.",
+                    "I cannot find that in your diary for that day.",
+                ), []
+            return self._call("remove_meal_entry", {"entry_id": chosen[-1]["entry_id"]})
+        result = results["remove_meal_entry"][-1]
+        if result.get("status") == "ok":
+            removed = result["removed"]
+            meal_said = self._meal(removed["meal"], in_a_sentence=True)
+            return self._t(
+                f"Quitado: {removed['grams']} g de {removed['food']} de {meal_said} "
+                f"del {removed['date']}.",
+                f"Removed: {removed['grams']} g of {removed['food']} from {meal_said} "
+                f"on {removed['date']}.",
+            ), []
+        return self._failure(result), []
+
+    def _add_food(self, said: str, results: dict[str, Any], offered: set[str]) -> Any:
+        # The sign is kept: "-50 g" is refused as such, never logged as 50 g.
+        grams = re.search(r"(-?\d+(?:[.,]\d+)?)\s*(?:g\b|gr|gramos|grams)", said)
+        if not (has(said, "anade", "apunta", "anota", "add", "log") and grams):
+            return None
+        meal = next((MEALS[w] for w in MEALS if has(said, w)), "snack")
+        if "search_foods" not in results:
+            after = said[grams.end() :]
+            words = [w for w in re.findall(r"[a-z]+", after) if w not in STOPWORDS]
+            words = [
+                w
+                for w in words
+                if w not in MEALS and w not in ("al", "a", "to", "my", "mi")
+            ]
+            if not words:
+                return None
+            return self._unavailable("add_food_to_meal", offered) or self._call(
+                "search_foods", {"query": words[0]}
+            )
+        found = results["search_foods"][-1]
+        if found.get("status") != "ok":
+            return self._t(
+                "No he encontrado ese alimento en el catálogo.",
+                "I could not find that food in the catalog.",
+            ), []
+        if "add_food_to_meal" not in results:
+            food = found["foods"][0]
+            return self._call(
+                "add_food_to_meal",
+                {
+                    "date": (day_named(said, self.today) or self.today).isoformat(),
+                    "meal": meal,
+                    "food_id": food["food_id"],
+                    "grams": float(grams.group(1).replace(",", ".")),
+                },
+            )
+        result = results["add_food_to_meal"][-1]
+        if result.get("status") == "ok":
+            entry = result["entry"]
+            meal = self._meal(entry["meal"], in_a_sentence=True)
+            return self._t(
+                f"Anotado: {entry['grams']} g de {entry['food']} en {meal} "
+                f"del {entry['date']}.",
+                f"Logged: {entry['grams']} g of {entry['food']} for {meal} "
+                f"on {entry['date']}.",
+            ), []
+        return self._failure(result), []
