@@ -12,6 +12,7 @@ from django.utils import timezone
 from agents.providers.offline.words import period_named
 from agents.verdict import SENTENCES
 from gymnasia.classes.models import Booking, ClassSession, ClassType
+from gymnasia.gyms.models import Member
 from gymnasia.gyms.selectors import business_today
 from gymnasia.memberships.models import MembershipFreeze
 from gymnasia.nutrition.models import MealEntry
@@ -293,3 +294,22 @@ def test_remove_a_food_named_by_an_alias_finds_it_through_the_catalog(client, ag
 
     assert reply.startswith("Removed: 200 g of Pechuga de pollo a la plancha from ")
     assert [e.food.name for e in MealEntry.objects.all()] == ["Arroz blanco (cocido)"]
+
+
+def test_a_refusal_reaches_her_in_her_language_where_the_app_has_its_words(
+    client, agent
+):
+    """The class filled up between the list and her request: the tool says so in
+    English, for the model; she reads it in Spanish."""
+    day, [session] = _classes_on_a_later_day(agent, "Spinning")
+    ClassSession.objects.filter(pk=session.pk).update(capacity=1)
+    started = _member_conversation(client, agent)
+    send(client, started, f"¿Qué clases hay el {day}?")
+    other = Member.objects.get(external_id="socio-1002")
+    Booking.objects.create(business=agent.business, member=other, session=session)
+
+    reply = _reply(send(client, started, "Reserva la primera"))
+
+    assert reply.endswith("No se ha podido: Esta clase está completa.")
+    refused = ToolCallLog.objects.get(tool_name="book_class").result
+    assert refused["errors"] == ["This class is full."]

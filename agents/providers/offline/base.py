@@ -8,6 +8,8 @@ import uuid
 from collections.abc import Mapping
 from typing import Any
 
+from django.utils.translation import gettext, override
+
 from agents.providers.offline.words import MEAL_WORDS
 from tools.types import ToolCall
 
@@ -51,6 +53,13 @@ class Intents:
             [],
         )
 
+    def _reworded(self, reason: str) -> str:
+        """A tool's reason, written for the model in English, in the member's
+        language where the app says it in theirs ("This class is full."); a
+        model would reword it, and the demo model knows only the app's words."""
+        with override(self.language):
+            return gettext(reason)
+
     def _failure(self, result: Mapping[str, Any]) -> str:
         status = result.get("status")
         if status == "duplicate":
@@ -77,7 +86,9 @@ class Intents:
                 "The service is unavailable right now.",
             )
         reasons = " ".join(
-            str(r) for r in result.get("errors") or [result.get("message")] if r
+            self._reworded(str(r))
+            for r in result.get("errors") or [result.get("message")]
+            if r
         )
         if not reasons:
             return self._t("No se ha podido hacer.", "It could not be done.")
