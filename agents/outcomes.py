@@ -5,9 +5,10 @@ This is the one service through which ``approvals`` posts back into a conversati
 An executed request continues the conversation: the action and its result join the
 history under their own call id, and the provider writes the member's message from
 the result, with the R10 sentence in front when it was not verified. A rejection, an
-expiry or a replaced request is told in fixed, honest words: nothing was done, and an
-expiry is not a rejection. A write handed to staff because its turn stopped is
-told with R10's sentence for a change that could not be confirmed.
+expiry or a corrected request (with what staff changed) is told in fixed, honest
+words: nothing was done, and an expiry is not a rejection. A write handed to staff
+because its turn stopped is told with R10's sentence for a change that could not be
+confirmed.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from agents.models import Conversation, Message
 from agents.providers.base import ModelRequest, ProviderError, StepDone
 from agents.turn import instructions_for, provider_for
 from agents.verdict import NOT_CONFIRMED, SENTENCES, verdict_cases, verdict_prefix
+from tools.presentation import arguments_changed
 from tools.types import ERROR_STATUSES, ToolCall, ToolResult
 
 EXECUTED = ("succeeded", "failed", "unknown")
@@ -44,7 +46,11 @@ def _conversation(key: str) -> Conversation | None:
 
 
 def _fixed_notice(
-    conversation: Conversation, status: str, title: object, reason: str
+    conversation: Conversation,
+    status: str,
+    title: object,
+    reason: str,
+    changes: dict[str, Any] | None,
 ) -> str:
     if status == INTERRUPTED:  # R10's own words, as a reply would have begun
         return SENTENCES.get(conversation.language, SENTENCES["en"])[NOT_CONFIRMED]
@@ -63,9 +69,9 @@ def _fixed_notice(
                 "nothing was changed. You can ask again."
             ) % {"title": title}
         return gettext(
-            "Your request (%(title)s) was replaced by a corrected one; the staff will "
-            "decide on that one."
-        ) % {"title": title}
+            "The gym's staff corrected your request (%(title)s): %(changes)s. They "
+            "will decide on the corrected one; nothing has been done yet."
+        ) % {"title": title, "changes": arguments_changed(changes or {})}
 
 
 def conversation_outcome_post(
@@ -78,13 +84,15 @@ def conversation_outcome_post(
     status: str,
     payload: dict[str, Any] | None = None,
     reason: str = "",
+    changes: dict[str, Any] | None = None,
 ) -> Message | None:
-    """Post what became of a pending request into its conversation, if it has one."""
+    """Post what became of a pending request into its conversation, if it has one.
+    A corrected request comes with its ``changes``, ``{argument: [before, after]}``."""
     conversation = _conversation(conversation_key)
     if conversation is None:
         return None
     if status not in EXECUTED:
-        text = _fixed_notice(conversation, status, title, reason)
+        text = _fixed_notice(conversation, status, title, reason, changes)
         return message_add(
             conversation=conversation, role=Message.Role.NOTICE, text=text
         )

@@ -88,7 +88,10 @@ def pending_action_for_staff(
 
 
 def _tell_member(
-    action: PendingAction, status: str, payload: dict[str, Any] | None = None
+    action: PendingAction,
+    status: str,
+    payload: dict[str, Any] | None = None,
+    changes: dict[str, Any] | None = None,
 ) -> None:
     """Post the outcome into the member's conversation (see ``agents.outcomes``)."""
     conversation_outcome_post(
@@ -100,6 +103,7 @@ def _tell_member(
         status=status,
         payload=payload,
         reason=action.decision_reason,
+        changes=changes,
     )
 
 
@@ -231,7 +235,7 @@ def pending_action_correct(
             difference=difference,
         )
     action.refresh_from_db()
-    _tell_member(action, Status.SUPERSEDED)
+    _tell_member(action, Status.SUPERSEDED, changes=difference)
     return new
 
 

@@ -1,6 +1,7 @@
-"""How a call's steps in the verification log read for owners and staff: in plain
-words that say what each check found, not the names the dispatcher records ("not
-a repeat", where the record says ``duplicate`` with no first call)."""
+"""How calls read for people: a call's steps in the verification log for owners and
+staff, in plain words that say what each check found, not the names the
+dispatcher records ("not a repeat", where the record says ``duplicate`` with no
+first call); and what a correction changed in a call's arguments, for members."""
 
 from __future__ import annotations
 
@@ -8,6 +9,23 @@ from collections.abc import Mapping
 from typing import Any
 
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
+
+#: The arguments of the published tools, as a member reads them.
+ARGUMENT_LABELS = {
+    "start": gettext_lazy("start"),
+    "end": gettext_lazy("end"),
+    "date": gettext_lazy("date"),
+    "meal": gettext_lazy("meal"),
+    "grams": gettext_lazy("grams"),
+    "amount": gettext_lazy("amount"),
+    "reason": gettext_lazy("reason"),
+    "food_id": gettext_lazy("food"),
+    "entry_id": gettext_lazy("diary entry"),
+    "session_id": gettext_lazy("class"),
+    "booking_id": gettext_lazy("booking"),
+    "payment_id": gettext_lazy("payment"),
+}
 
 #: Steps recorded after the call, by staff or by the sweep.
 LATER_STEPS = {
@@ -58,3 +76,17 @@ def call_steps_described(steps: Any, *, times: bool = False) -> list[str]:
                 words = f"{words} ({step['ms']} ms)"
             described.append(words)
     return described
+
+
+def arguments_changed(difference: Mapping[str, Any]) -> str:
+    """What a correction changed, as ``{argument: [before, after]}`` reads for a
+    member: "end: 2027-01-20 → 2027-01-10"; an id, which means nothing to them,
+    only as changed."""
+    changes = []
+    for key, (before, after) in sorted(difference.items()):
+        what = str(ARGUMENT_LABELS.get(key, key))
+        if key.endswith("_id"):
+            changes.append(_("a different %(what)s") % {"what": what})
+        else:
+            changes.append(f"{what}: {before} → {after}")
+    return "; ".join(changes)

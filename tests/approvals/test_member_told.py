@@ -133,7 +133,7 @@ def test_nobody_is_told_done_before_verification(asked):
         assert later() == []
 
 
-def test_a_correction_is_told_as_a_replacement(asked):
+def test_a_correction_is_told_with_what_staff_changed(asked):
     from approvals.services import pending_action_correct
 
     action, staff, later = asked
@@ -145,7 +145,11 @@ def test_a_correction_is_told_as_a_replacement(asked):
     )
     [message] = later()
     assert message["role"] == "notice"
-    assert "se ha sustituido por una corregida" in message["text"]
+    assert message["text"] == (
+        "El equipo del gimnasio ha corregido tu solicitud (Congelar la cuota): "
+        f"fin: {action.arguments['end']} → {new_end}. Decidirá sobre la corregida; "
+        "todavía no se ha hecho nada."
+    )
 
 
 def test_the_inbox_shows_the_conversation_excerpt(asked, client):
