@@ -227,6 +227,17 @@ def test_remove_a_food_from_the_diary_removes_that_entry(client, agent):
     assert [e.food.name for e in MealEntry.objects.all()] == ["Plátano"]
 
 
+def test_remove_a_meal_says_it_in_good_spanish(client, agent):
+    started = _member_conversation(client, agent)
+    send(client, started, "Añade 80 g de pan a mi desayuno")
+
+    reply = _reply(send(client, started, "Borra el desayuno de hoy"))
+
+    today = business_today(business=agent.business).isoformat()
+    assert reply == f"Quitado: 80 g de Pan blanco del desayuno del {today}."
+    assert not MealEntry.objects.exists()
+
+
 def test_remove_a_food_not_in_the_diary_removes_nothing(client, agent):
     started = _member_conversation(client, agent)
     send(client, started, "Añade 120 g de plátano a mi merienda")

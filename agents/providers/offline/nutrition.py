@@ -158,8 +158,14 @@ class NutritionIntents(Intents):
         if result.get("status") == "ok":
             removed = result["removed"]
             meal_said = self._meal(removed["meal"], in_a_sentence=True)
+            # "de" and "el" make one word in Spanish: "del desayuno".
+            of_meal = (
+                "del " + meal_said.removeprefix("el ")
+                if meal_said.startswith("el ")
+                else "de " + meal_said
+            )
             return self._t(
-                f"Quitado: {removed['grams']} g de {removed['food']} de {meal_said} "
+                f"Quitado: {removed['grams']} g de {removed['food']} {of_meal} "
                 f"del {removed['date']}.",
                 f"Removed: {removed['grams']} g of {removed['food']} from {meal_said} "
                 f"on {removed['date']}.",
