@@ -14,6 +14,7 @@ from django.utils.translation import gettext_lazy as _
 from gymnasia.gyms.admin import BusinessScopedAdmin, SameBusinessForm
 from tools.integrations.stripe import DEFAULT_BASE_URL, DEFAULT_TIMEOUT_SECONDS
 from tools.models import Handoff, Integration, ToolCallLog
+from tools.presentation import call_steps_described
 from tools.services import (
     integration_credentials_set,
     integration_health_check,
@@ -167,6 +168,11 @@ class ToolCallLogAdmin(ReadOnlyScopedAdmin):
     list_filter = ["status", "verification", "tool_name"]
     search_fields = ["conversation_key", "tool_name", "provider_call_id"]
     date_hierarchy = "created_at"
+    readonly_fields = ["steps_in_words"]
+
+    @admin.display(description=_("steps, in words"))
+    def steps_in_words(self, obj: ToolCallLog) -> str:
+        return " → ".join(call_steps_described(obj.steps, times=True))
 
 
 @admin.register(Handoff)

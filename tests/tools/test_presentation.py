@@ -3,9 +3,13 @@ found, in words."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from django.utils import translation
 
+from tests.factories import StaffRoleFactory
+from tools.models import ToolCallLog
 from tools.presentation import (
     arguments_changed,
     call_step_described,
@@ -73,3 +77,19 @@ def test_what_a_correction_changed_reads_for_the_member():
         assert arguments_changed(difference) == (
             "fin: 2027-01-20 → 2027-01-10; cambio de clase"
         )
+
+
+@pytest.mark.django_db
+def test_a_tool_calls_admin_page_says_its_steps_in_words(client, world, settings):
+    settings.LANGUAGE_CODE = "en"
+    world.call("search_foods", {"query": "arroz"}, call_id="call-1")
+    log = ToolCallLog.objects.get()
+    client.force_login(StaffRoleFactory(business=world.business, role="owner").user)
+
+    page = client.get(f"/admin/tools/toolcalllog/{log.pk}/change/")
+
+    assert page.status_code == 200
+    assert re.search(
+        r"offered \([\d.]+ ms\) → arguments valid \([\d.]+ ms\) → ran \(ok\)",
+        page.content.decode(),
+    )
