@@ -127,6 +127,7 @@ def provider_for(agent: Agent, conversation: Conversation) -> Provider:
     return OfflineProvider(
         language=conversation.language,
         today=business_today(business=conversation.business),
+        visitor=conversation.member_id is None,
     )
 
 

@@ -18,7 +18,7 @@ from gymnasia.memberships.models import MembershipFreeze
 from gymnasia.nutrition.models import MealEntry
 from gymnasia.text import fold
 from tests.agents.api_client import identity, send, start
-from tools.models import ToolCallLog
+from tools.models import AgentToolSetting, ToolCallLog
 
 pytestmark = pytest.mark.django_db
 
@@ -324,3 +324,34 @@ def test_a_refusal_reaches_her_in_her_language_where_the_app_has_its_words(
     assert reply.endswith("No se ha podido: Esta clase está completa.")
     refused = ToolCallLog.objects.get(tool_name="book_class").result
     assert refused["errors"] == ["This class is full."]
+
+
+@pytest.mark.parametrize(
+    "question", ["¿Qué he comido hoy?", "¿Cuándo vence mi cuota?", "Reserva la primera"]
+)
+def test_a_visitor_asking_for_member_things_is_asked_to_sign_in(
+    client, agent, question
+):
+    """Member tools are not offered to a visitor (R3); the demo model says how to
+    get them, and nothing runs."""
+    started = start(client, agent)
+
+    reply = _reply(send(client, started, question))
+
+    assert reply == (
+        "Para eso necesito saber quién eres: entra con tu cuenta en la web del "
+        "gimnasio y vuelve a preguntármelo."
+    )
+    assert not ToolCallLog.objects.exists()
+
+
+def test_a_tool_the_owner_turned_off_is_not_a_matter_of_signing_in(client, agent):
+    AgentToolSetting.objects.filter(agent=agent, tool_name="get_membership").update(
+        enabled=False
+    )
+    started = _member_conversation(client, agent)
+
+    reply = _reply(send(client, started, "¿Cuándo vence mi cuota?"))
+
+    assert reply.startswith("Eso no lo puedo hacer desde aquí.")
+    assert not ToolCallLog.objects.exists()

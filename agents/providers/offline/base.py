@@ -11,6 +11,7 @@ from typing import Any
 from django.utils.translation import gettext, override
 
 from agents.providers.offline.words import MEAL_WORDS
+from tools.registry import published_registry
 from tools.types import ToolCall
 
 
@@ -18,10 +19,16 @@ class Intents:
     """The demo model's shared ground; each group of intents builds on it."""
 
     def __init__(
-        self, *, language: str = "es", today: datetime.date | None = None
+        self,
+        *,
+        language: str = "es",
+        today: datetime.date | None = None,
+        visitor: bool = False,
     ) -> None:
         self.language = language
         self.today = today or datetime.date.today()
+        #: Talking to an anonymous visitor, who is offered no member tool (R3).
+        self.visitor = visitor
 
     def _t(self, spanish: str, english: str) -> str:
         return spanish if self.language == "es" else english
@@ -44,6 +51,17 @@ class Intents:
     ) -> tuple[str, list[ToolCall]] | None:
         if name in offered:
             return None
+        tool = published_registry().get(name)
+        if self.visitor and tool is not None and tool.needs_member:
+            return (
+                self._t(
+                    "Para eso necesito saber quién eres: entra con tu cuenta en la web "
+                    "del gimnasio y vuelve a preguntármelo.",
+                    "For that I need to know who you are: sign in on the gym's website "
+                    "and ask me again.",
+                ),
+                [],
+            )
         return (
             self._t(
                 "Eso no lo puedo hacer desde aquí. Si quieres, pide hablar con una persona "
