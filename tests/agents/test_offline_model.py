@@ -18,6 +18,7 @@ from gymnasia.memberships.models import MembershipFreeze
 from gymnasia.nutrition.models import MealEntry
 from gymnasia.text import fold
 from tests.agents.api_client import identity, send, start
+from tools.integrations.faults import Fault, inject_fault
 from tools.models import AgentToolSetting, ToolCallLog
 
 pytestmark = pytest.mark.django_db
@@ -355,3 +356,28 @@ def test_a_tool_the_owner_turned_off_is_not_a_matter_of_signing_in(client, agent
 
     assert reply.startswith("Eso no lo puedo hacer desde aquí.")
     assert not ToolCallLog.objects.exists()
+
+
+def test_words_the_app_cannot_translate_are_quoted_as_the_systems(client, agent):
+    """A schema's refusal has no Spanish words in the app: she reads it quoted,
+    after the R10 sentence, never passed off as the assistant's own Spanish."""
+    started = _member_conversation(client, agent)
+
+    reply = _reply(send(client, started, "Añade 0 g de pan a mi desayuno"))
+
+    assert reply == (
+        SENTENCES["es"]["not_done"] + "\n\nNo se ha podido: "
+        "«grams: 0.0 is less than or equal to the minimum of 0»"
+    )
+
+
+def test_a_failed_change_is_told_in_her_language(client, agent):
+    started = _member_conversation(client, agent)
+
+    with inject_fault("nutrition", Fault.STORAGE_FAILURE):
+        reply = _reply(send(client, started, "Añade 80 g de pan a mi desayuno"))
+
+    assert reply == (
+        SENTENCES["es"]["not_done"] + "\n\nHa fallado; no se ha cambiado nada."
+    )
+    assert not MealEntry.objects.exists()

@@ -103,11 +103,17 @@ class Intents:
                 "El servicio no está disponible ahora mismo.",
                 "The service is unavailable right now.",
             )
-        reasons = " ".join(
-            self._reworded(str(r))
-            for r in result.get("errors") or [result.get("message")]
-            if r
-        )
+        if status == "failed":
+            return self._t(
+                "Ha fallado; no se ha cambiado nada.", "It failed; nothing was changed."
+            )
+        reasons = [str(r) for r in result.get("errors") or [result.get("message")] if r]
         if not reasons:
             return self._t("No se ha podido hacer.", "It could not be done.")
-        return self._t("No se ha podido: ", "It could not be done: ") + reasons
+        said = []
+        for reason in reasons:
+            reworded = self._reworded(reason)
+            # Words the app has no translation for are quoted as the system's own.
+            foreign = self.language != "en" and reworded == reason
+            said.append(f"«{reason}»" if foreign else reworded)
+        return self._t("No se ha podido: ", "It could not be done: ") + " ".join(said)
