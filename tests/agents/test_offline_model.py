@@ -381,3 +381,25 @@ def test_a_failed_change_is_told_in_her_language(client, agent):
         SENTENCES["es"]["not_done"] + "\n\nHa fallado; no se ha cambiado nada."
     )
     assert not MealEntry.objects.exists()
+
+
+def test_cancel_the_second_booking_cancels_the_second_to_come(client, agent):
+    day, sessions = _classes_on_a_later_day(agent, "Yoga", "Spinning", "Pilates")
+    started = _member_conversation(client, agent)
+    for place in ("primera", "segunda", "tercera"):
+        send(client, started, f"¿Qué clases hay el {day}?")
+        send(client, started, f"Reserva la {place}")
+    send(client, started, "¿Qué tengo reservado?")
+
+    reply = _reply(send(client, started, "Cancela mi segunda reserva"))
+    too_far = _reply(send(client, started, "Cancela mi cuarta reserva"))
+
+    assert reply == "Reserva cancelada."
+    statuses = {b.session_id: b.status for b in Booking.objects.all()}
+    assert statuses == {
+        sessions[0].pk: "confirmed",
+        sessions[1].pk: "cancelled",
+        sessions[2].pk: "confirmed",
+    }
+    assert too_far == "No tienes tantas reservas."
+    assert Booking.objects.filter(status="confirmed").count() == 2

@@ -134,6 +134,14 @@ class ClassIntents(Intents):
         bookings = results["list_my_bookings"][-1].get("bookings", [])
         kind = next((c for c in CLASS_TYPES if c in said), None)
         chosen = [b for b in bookings if not kind or fold(b["class"]) == kind]
+        place = ordinal_named(said)
+        if place is not None and chosen and "cancel_booking" not in results:
+            # "Cancel my second booking": of the bookings, soonest first.
+            if not -len(chosen) <= place < len(chosen):
+                return self._t(
+                    "No tienes tantas reservas.", "You do not have that many bookings."
+                ), []
+            chosen = [chosen[place]]
         booked = earlier.get("book_class", {}).get("booking", {}).get("booking_id")
         if has(said, "esa", "esta", "that", "this") and booked is not None:
             # "Cancel that booking" right after one was made: that one.

@@ -66,6 +66,10 @@ ORDINALS = {
     "second": 1,
     "tercer": 2,
     "third": 2,
+    "cuart": 3,
+    "fourth": 3,
+    "quint": 4,
+    "fifth": 4,
     "ultim": -1,
     "last": -1,
 }
