@@ -403,3 +403,61 @@ def test_cancel_the_second_booking_cancels_the_second_to_come(client, agent):
     }
     assert too_far == "No tienes tantas reservas."
     assert Booking.objects.filter(status="confirmed").count() == 2
+
+
+@pytest.mark.parametrize(
+    "declined",
+    [
+        "No quiero reservar nada",
+        "No me reserves ninguna clase",
+        "Don't book anything",
+        "No quiero hablar con una persona",
+        "No canceles mi reserva",
+    ],
+)
+def test_a_declined_change_changes_nothing(client, agent, declined):
+    day, _ = _classes_on_a_later_day(agent, "Yoga")
+    started = _member_conversation(client, agent)
+    send(client, started, f"¿Qué clases hay el {day}?")
+    send(client, started, "Reserva la primera")
+    calls = ToolCallLog.objects.count()
+
+    reply = _reply(send(client, started, declined))
+
+    assert reply == "De acuerdo: no cambio nada."
+    assert ToolCallLog.objects.count() == calls
+    assert Booking.objects.filter(status="confirmed").count() == 1
+
+
+@pytest.mark.parametrize(
+    ("question", "answer"),
+    [
+        ("¿Puedo reservar una clase?", "Sí: dime qué clase y qué día"),
+        ("¿Puedo cancelar una reserva?", "Sí: dime qué reserva"),
+        ("¿Se puede cancelar una reserva?", "Sí: dime qué reserva"),
+    ],
+)
+def test_asking_whether_a_change_can_be_made_makes_none(
+    client, agent, question, answer
+):
+    day, _ = _classes_on_a_later_day(agent, "Yoga")
+    started = _member_conversation(client, agent)
+    send(client, started, f"¿Qué clases hay el {day}?")
+    send(client, started, "Reserva la primera")
+    calls = ToolCallLog.objects.count()
+
+    reply = _reply(send(client, started, question))
+
+    assert reply.startswith(answer)
+    assert ToolCallLog.objects.count() == calls
+    assert Booking.objects.filter(status="confirmed").count() == 1
+
+
+def test_asking_whether_a_named_class_can_be_booked_books_it(client, agent):
+    """A question that names the class is a request: a real model would book it."""
+    day, [yoga] = _classes_on_a_later_day(agent, "Yoga")
+    started = _member_conversation(client, agent)
+
+    send(client, started, f"¿Puedo reservar yoga el {day}?")
+
+    assert Booking.objects.get().session_id == yoga.pk

@@ -7,7 +7,12 @@ import re
 from typing import Any
 
 from agents.providers.offline.base import Intents
-from agents.providers.offline.words import MEMBERSHIP_STATES, has, period_named
+from agents.providers.offline.words import (
+    MEMBERSHIP_STATES,
+    asks_how,
+    has,
+    period_named,
+)
 
 
 class AccountIntents(Intents):
@@ -55,6 +60,15 @@ class AccountIntents(Intents):
     def _refund(self, said: str, results: dict[str, Any], offered: set[str]) -> Any:
         if not has(said, "devolu", "reembols", "devuelve", "refund"):
             return None
+        if asks_how(said):
+            return self._unavailable("refund_payment", offered) or (
+                self._t(
+                    "Sí: dime qué pago quieres que te devuelva y lo pido.",
+                    "Yes: tell me which payment you want refunded and I will ask "
+                    "for it.",
+                ),
+                [],
+            )
         if "list_payments" not in results:
             return self._unavailable("refund_payment", offered) or self._call(
                 "list_payments", {}

@@ -9,7 +9,13 @@ from collections.abc import Mapping
 from typing import Any
 
 from agents.providers.offline.base import Intents
-from agents.providers.offline.words import CLASS_TYPES, day_named, has, ordinal_named
+from agents.providers.offline.words import (
+    CLASS_TYPES,
+    asks_how,
+    day_named,
+    has,
+    ordinal_named,
+)
 from gymnasia.text import fold
 
 #: How many classes a list shows; "the last one" is the last of those.
@@ -70,6 +76,13 @@ class ClassIntents(Intents):
         kind = next((c for c in CLASS_TYPES if c in said), None)
         day = day_named(said, self.today)
         place = ordinal_named(said)
+        if asks_how(said) and not (day or kind or place is not None):
+            return self._t(
+                "Sí: dime qué clase y qué día (por ejemplo, «reserva spinning el "
+                "jueves») y la reservo.",
+                'Yes: tell me which class and which day (for example, "book spinning '
+                'on Thursday") and I will book it.',
+            ), []
         shown = earlier.get("list_classes", {}).get("sessions", [])[:CLASSES_SHOWN]
         if place is not None and not (day or kind) and shown:
             # "Book the first one" after a list of classes: that list's one.
@@ -127,12 +140,23 @@ class ClassIntents(Intents):
             and has(said, "reserva", "clase", "booking", "class")
         ):
             return None
+        kind = next((c for c in CLASS_TYPES if c in said), None)
+        that = has(said, "esa", "esta", "that", "this")
+        if asks_how(said) and not (kind or that or ordinal_named(said) is not None):
+            return self._unavailable("cancel_booking", offered) or (
+                self._t(
+                    "Sí: dime qué reserva (por ejemplo, «cancela mi reserva de "
+                    "spinning») y la cancelo.",
+                    'Yes: tell me which booking (for example, "cancel my spinning '
+                    'booking") and I will cancel it.',
+                ),
+                [],
+            )
         if "list_my_bookings" not in results:
             return self._unavailable("cancel_booking", offered) or self._call(
                 "list_my_bookings", {}
             )
         bookings = results["list_my_bookings"][-1].get("bookings", [])
-        kind = next((c for c in CLASS_TYPES if c in said), None)
         chosen = [b for b in bookings if not kind or fold(b["class"]) == kind]
         place = ordinal_named(said)
         if place is not None and chosen and "cancel_booking" not in results:
@@ -143,7 +167,7 @@ class ClassIntents(Intents):
                 ), []
             chosen = [chosen[place]]
         booked = earlier.get("book_class", {}).get("booking", {}).get("booking_id")
-        if has(said, "esa", "esta", "that", "this") and booked is not None:
+        if that and booked is not None:
             # "Cancel that booking" right after one was made: that one.
             chosen = [b for b in bookings if b["booking_id"] == booked]
         if "cancel_booking" not in results:

@@ -24,6 +24,7 @@ from agents.providers.base import (
 from agents.providers.offline.account import AccountIntents
 from agents.providers.offline.classes import ClassIntents
 from agents.providers.offline.nutrition import NutritionIntents
+from agents.providers.offline.words import declines
 from gymnasia.text import fold
 from tools.types import ToolCall
 
@@ -45,6 +46,10 @@ class OfflineProvider(AccountIntents, ClassIntents, NutritionIntents):
         message, results, earlier = self._turn(request.history)
         offered = {spec.name for spec in request.tools}
         said = fold(message)
+        if not results and declines(said):
+            return self._t(
+                "De acuerdo: no cambio nada.", "All right: I will not change anything."
+            ), []
         for intent in (
             self._freeze,
             self._refund,

@@ -58,6 +58,41 @@ WEEKDAYS = {
     "saturday": 5,
     "sunday": 6,
 }
+#: A change declined ("no quiero reservar nada", "don't book anything").
+DECLINES = (
+    "no quiero",
+    "no me reserv",
+    "no me apunt",
+    "no me anot",
+    "no me congel",
+    "no me devuelv",
+    "no reserv",
+    "no cancel",
+    "no anul",
+    "no congel",
+    "no anad",
+    "no apunt",
+    "no anot",
+    "no borr",
+    "no quit",
+    "no elimin",
+    "no devuelv",
+    "don't",
+    "dont ",
+    "do not",
+)
+#: A question about how, or whether, something can be done ("¿puedo cancelar
+#: una reserva?"), which asks for no change by itself.
+ASKS_HOW = (
+    "como ",
+    "puedo",
+    "se puede",
+    "es posible",
+    "how ",
+    "can i",
+    "could i",
+    "is it possible",
+)
 #: Word starts naming a place in a list; -1 is the last.
 ORDINALS = {
     "primer": 0,
@@ -103,6 +138,16 @@ def day_named(said: str, today: datetime.date) -> datetime.date | None:
         if has(said, name):
             return today + datetime.timedelta(days=(weekday - today.weekday()) % 7)
     return None
+
+
+def declines(said: str) -> bool:
+    """Whether a (folded) message declines a change rather than asking for one."""
+    return has(said, *DECLINES)
+
+
+def asks_how(said: str) -> bool:
+    """Whether a (folded) message asks how, or whether, something can be done."""
+    return has(said, *ASKS_HOW)
 
 
 def ordinal_named(said: str) -> int | None:
