@@ -461,3 +461,57 @@ def test_asking_whether_a_named_class_can_be_booked_books_it(client, agent):
     send(client, started, f"¿Puedo reservar yoga el {day}?")
 
     assert Booking.objects.get().session_id == yoga.pk
+
+
+def test_a_class_named_without_the_word_class_is_listed(client, agent):
+    day, _ = _classes_on_a_later_day(agent, "Yoga")
+    started = _member_conversation(client, agent)
+
+    reply = _reply(send(client, started, f"¿Hay yoga el {day}?"))
+
+    assert reply.startswith(f"Clases:\n- Yoga {day} 08:00 (Sala 1, 10 plazas libres)")
+    assert not Booking.objects.exists()
+
+
+def test_booking_a_class_the_day_does_not_have_says_so(client, agent):
+    """Not "no free places": there is no such class that day."""
+    day, _ = _classes_on_a_later_day(agent, "Yoga")
+    started = _member_conversation(client, agent)
+
+    reply = _reply(send(client, started, f"Apúntame a pilates el {day}"))
+
+    assert reply == "No hay clases de ese tipo ese día."
+    assert not Booking.objects.exists()
+
+
+def test_yesterdays_diary(client, agent):
+    yesterday = business_today(business=agent.business) - datetime.timedelta(days=1)
+    MealEntry.objects.create(
+        business=agent.business,
+        member=Member.objects.get(external_id="socio-1001"),
+        date=yesterday,
+        meal="dinner",
+        food=agent.business.foods.get(name="Manzana"),
+        grams=150,
+    )
+    started = _member_conversation(client, agent)
+
+    reply = _reply(send(client, started, "¿Qué comí ayer?"))
+
+    assert reply.startswith(f"Tu diario del {yesterday.isoformat()}:")
+    assert "- Cena: Manzana, 150 g" in reply
+
+
+def test_a_food_without_grams_is_asked_for_them(client, agent):
+    started = _member_conversation(client, agent)
+
+    reply = _reply(send(client, started, "Añade una manzana a mi merienda"))
+
+    assert reply.startswith("¿Cuántos gramos?")
+    assert not ToolCallLog.objects.exists()
+
+
+def test_thanks_are_answered(client, agent):
+    started = _member_conversation(client, agent)
+
+    assert _reply(send(client, started, "Gracias")) == "¡De nada! ¿Algo más?"

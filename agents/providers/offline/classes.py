@@ -24,7 +24,8 @@ CLASSES_SHOWN = 12
 
 class ClassIntents(Intents):
     def _classes(self, said: str, results: dict[str, Any], offered: set[str]) -> Any:
-        if not has(said, "clase", "horario", "class", "schedule"):
+        named = any(kind in said for kind in CLASS_TYPES)  # "¿hay spinning mañana?"
+        if not (has(said, "clase", "horario", "class", "schedule") or named):
             return None
         if "list_classes" not in results:
             day = day_named(said, self.today)
@@ -108,6 +109,11 @@ class ClassIntents(Intents):
                         "That list does not have that many classes.",
                     ), []
                 sessions = [sessions[place]]
+            if not sessions:
+                return self._t(
+                    "No hay clases de ese tipo ese día.",
+                    "There is no such class that day.",
+                ), []
             sessions = [s for s in sessions if s["places_left"] > 0]
             if not sessions:
                 return self._t(

@@ -24,7 +24,7 @@ from agents.providers.base import (
 from agents.providers.offline.account import AccountIntents
 from agents.providers.offline.classes import ClassIntents
 from agents.providers.offline.nutrition import NutritionIntents
-from agents.providers.offline.words import declines
+from agents.providers.offline.words import declines, has
 from gymnasia.text import fold
 from tools.types import ToolCall
 
@@ -67,6 +67,10 @@ class OfflineProvider(AccountIntents, ClassIntents, NutritionIntents):
             answer = intent(said, results, offered)
             if answer is not None:
                 return answer
+        if has(said, "gracias", "thank"):
+            return self._t(
+                "¡De nada! ¿Algo más?", "You are welcome! Anything else?"
+            ), []
         return (
             self._t(
                 "Puedo consultar los nutrientes de los alimentos del gimnasio, tu diario "

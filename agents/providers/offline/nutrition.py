@@ -78,7 +78,15 @@ class NutritionIntents(Intents):
         return head + "\n" + "\n".join(lines), []
 
     def _diary(self, said: str, results: dict[str, Any], offered: set[str]) -> Any:
-        if not has(said, "diario", "he comido", "diary", "did i eat", "have i eaten"):
+        if not has(
+            said,
+            "diario",
+            "he comido",
+            "que comi",
+            "diary",
+            "did i eat",
+            "have i eaten",
+        ):
             return None
         if "get_meal_diary" not in results:
             day = day_named(said, self.today) or self.today
@@ -175,8 +183,15 @@ class NutritionIntents(Intents):
     def _add_food(self, said: str, results: dict[str, Any], offered: set[str]) -> Any:
         # The sign is kept: "-50 g" is refused as such, never logged as 50 g.
         grams = re.search(r"(-?\d+(?:[.,]\d+)?)\s*(?:g\b|gr|gramos|grams)", said)
-        if not (has(said, "anade", "apunta", "anota", "add", "log") and grams):
+        if not has(said, "anade", "apunta", "anota", "add", "log"):
             return None
+        if not grams:
+            if not any(has(said, meal) for meal in MEALS):
+                return None
+            return self._t(
+                "¿Cuántos gramos? Por ejemplo: «añade 150 g de manzana a mi merienda».",
+                'How many grams? For example: "add 150 g of apple to my snack".',
+            ), []
         meal = next((MEALS[w] for w in MEALS if has(said, w)), "snack")
         if "search_foods" not in results:
             after = said[grams.end() :]

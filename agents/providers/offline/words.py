@@ -123,7 +123,8 @@ def has(text: str, *words: str) -> bool:
 
 
 def day_named(said: str, today: datetime.date) -> datetime.date | None:
-    """The day a (folded) message names: an ISO date, today, tomorrow, a weekday."""
+    """The day a (folded) message names: an ISO date, today, tomorrow, yesterday,
+    a weekday (the next one to come, or today)."""
     iso = re.search(r"\b(\d{4}-\d{2}-\d{2})\b", said)
     if iso:
         try:
@@ -134,6 +135,8 @@ def day_named(said: str, today: datetime.date) -> datetime.date | None:
         return today + datetime.timedelta(days=1)
     if has(said, "hoy", "today"):
         return today
+    if has(said, "ayer", "yesterday"):
+        return today - datetime.timedelta(days=1)
     for name, weekday in WEEKDAYS.items():
         if has(said, name):
             return today + datetime.timedelta(days=(weekday - today.weekday()) % 7)
