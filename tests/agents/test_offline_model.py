@@ -515,3 +515,31 @@ def test_thanks_are_answered(client, agent):
     started = _member_conversation(client, agent)
 
     assert _reply(send(client, started, "Gracias")) == "¡De nada! ¿Algo más?"
+
+
+def test_sign_me_up_for_the_first_one_books_it(client, agent):
+    day, [yoga] = _classes_on_a_later_day(agent, "Yoga")
+    started = start(client, agent, identity_token=identity(agent, sub="socio-1003"))
+    send(client, started, f"What classes are there on {day}?")
+
+    reply = _reply(send(client, started, "Sign me up for the first one"))
+
+    assert reply.startswith("Booking confirmed: Yoga on ")
+    assert Booking.objects.get().session_id == yoga.pk
+
+
+@pytest.mark.parametrize(
+    "text", ["Cancela todas mis reservas", "Cancel all my bookings"]
+)
+def test_cancel_all_cancels_none_and_says_how(client, agent, text):
+    """One call cancels one booking; "all" is never answered with a partial done."""
+    day, _ = _classes_on_a_later_day(agent, "Yoga", "Spinning")
+    started = _member_conversation(client, agent)
+    for place in ("primera", "segunda"):
+        send(client, started, f"¿Qué clases hay el {day}?")
+        send(client, started, f"Reserva la {place}")
+
+    reply = _reply(send(client, started, text))
+
+    assert reply.startswith("Las reservas se cancelan de una en una")
+    assert Booking.objects.filter(status="confirmed").count() == 2

@@ -70,7 +70,7 @@ class ClassIntents(Intents):
         offered: set[str],
         earlier: Mapping[str, dict[str, Any]],
     ) -> Any:
-        if not has(said, "reserva", "apuntame", "book"):
+        if not has(said, "reserva", "apuntame", "inscribeme", "book", "sign me up"):
             return None
         if has(said, "cancela", "cancel", "anula"):
             return None
@@ -148,6 +148,17 @@ class ClassIntents(Intents):
             return None
         kind = next((c for c in CLASS_TYPES if c in said), None)
         that = has(said, "esa", "esta", "that", "this")
+        if has(said, "todas", "todos", "all my", "all of", "every"):
+            # One call cancels one booking: never a partial "done" for "all".
+            return self._unavailable("cancel_booking", offered) or (
+                self._t(
+                    "Las reservas se cancelan de una en una: dime cuál (por ejemplo, "
+                    "«cancela mi reserva de spinning»).",
+                    "Bookings are cancelled one at a time: tell me which one (for "
+                    'example, "cancel my spinning booking").',
+                ),
+                [],
+            )
         if asks_how(said) and not (kind or that or ordinal_named(said) is not None):
             return self._unavailable("cancel_booking", offered) or (
                 self._t(
