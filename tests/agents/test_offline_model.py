@@ -543,3 +543,30 @@ def test_cancel_all_cancels_none_and_says_how(client, agent, text):
 
     assert reply.startswith("Las reservas se cancelan de una en una")
     assert Booking.objects.filter(status="confirmed").count() == 2
+
+
+def test_kilos_are_logged_as_grams(client, agent):
+    started = _member_conversation(client, agent)
+
+    reply = _reply(send(client, started, "Añade 1,5 kg de pollo a mi cena"))
+
+    assert reply.startswith(
+        "Anotado: 1500 g de Pechuga de pollo a la plancha en la cena"
+    )
+    assert MealEntry.objects.get().grams == 1500
+
+
+@pytest.mark.parametrize("text", ["Cambia mi reserva al jueves", "Move my booking"])
+def test_a_booking_to_move_is_explained_not_half_done(client, agent, text):
+    """Moving is a cancellation and a booking; the demo model makes neither alone."""
+    day, _ = _classes_on_a_later_day(agent, "Yoga")
+    started = _member_conversation(client, agent)
+    send(client, started, f"¿Qué clases hay el {day}?")
+    send(client, started, "Reserva la primera")
+    calls = ToolCallLog.objects.count()
+
+    reply = _reply(send(client, started, text))
+
+    assert reply.startswith("Para cambiar una reserva, cancela la que tienes")
+    assert ToolCallLog.objects.count() == calls
+    assert Booking.objects.filter(status="confirmed").count() == 1

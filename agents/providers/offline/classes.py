@@ -198,6 +198,23 @@ class ClassIntents(Intents):
             return self._t("Reserva cancelada.", "Booking cancelled."), []
         return self._failure(result), []
 
+    def _move(self, said: str, results: dict[str, Any], offered: set[str]) -> Any:
+        """A booking to move: two changes, a cancellation and a booking, which the
+        demo model never makes half of; it says how to ask for both."""
+        if not (
+            has(said, "cambia", "mueve", "change", "move", "reschedul")
+            and has(said, "reserva", "clase", "booking", "class")
+        ):
+            return None
+        return self._t(
+            "Para cambiar una reserva, cancela la que tienes y reserva la nueva "
+            "(por ejemplo, «cancela mi reserva de yoga» y luego «reserva yoga el "
+            "jueves»).",
+            "To change a booking, cancel the one you have and book the new one "
+            '(for example, "cancel my yoga booking", then "book yoga on '
+            'Thursday").',
+        ), []
+
     def _bookings(self, said: str, results: dict[str, Any], offered: set[str]) -> Any:
         """The member's bookings, asked about ("¿qué tengo reservado?"): a question,
         never a request to book."""

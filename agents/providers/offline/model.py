@@ -55,6 +55,7 @@ class OfflineProvider(AccountIntents, ClassIntents, NutritionIntents):
             self._refund,
             partial(self._person, message=message),
             partial(self._cancel, earlier=earlier),
+            self._move,
             self._bookings,
             partial(self._book, earlier=earlier),
             self._remove_food,

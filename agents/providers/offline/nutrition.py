@@ -182,7 +182,9 @@ class NutritionIntents(Intents):
 
     def _add_food(self, said: str, results: dict[str, Any], offered: set[str]) -> Any:
         # The sign is kept: "-50 g" is refused as such, never logged as 50 g.
-        grams = re.search(r"(-?\d+(?:[.,]\d+)?)\s*(?:g\b|gr|gramos|grams)", said)
+        grams = re.search(
+            r"(-?\d+(?:[.,]\d+)?)\s*(kg\b|kilos?\b|g\b|gr|gramos|grams)", said
+        )
         if not has(said, "anade", "apunta", "anota", "add", "log"):
             return None
         if not grams:
@@ -220,7 +222,8 @@ class NutritionIntents(Intents):
                     "date": (day_named(said, self.today) or self.today).isoformat(),
                     "meal": meal,
                     "food_id": food["food_id"],
-                    "grams": float(grams.group(1).replace(",", ".")),
+                    "grams": float(grams.group(1).replace(",", "."))
+                    * (1000 if grams.group(2).startswith("k") else 1),
                 },
             )
         result = results["add_food_to_meal"][-1]
