@@ -80,6 +80,16 @@ def _classes_on_a_later_day(agent, *kinds: str) -> tuple[str, list[ClassSession]
     return day.isoformat(), sessions
 
 
+def _with_one_booking(client, agent):
+    """A member's conversation in which she booked a yoga class of a later day."""
+    day, _ = _classes_on_a_later_day(agent, "Yoga")
+    started = _member_conversation(client, agent)
+    send(client, started, f"¿Qué clases hay el {day}?")
+    send(client, started, "Reserva la primera")
+    assert Booking.objects.filter(status="confirmed").count() == 1
+    return started
+
+
 def test_book_the_first_books_the_first_of_the_list_just_shown(client, agent):
     day, sessions = _classes_on_a_later_day(agent, "Yoga", "Spinning", "Pilates")
     started = _member_conversation(client, agent)
@@ -416,10 +426,7 @@ def test_cancel_the_second_booking_cancels_the_second_to_come(client, agent):
     ],
 )
 def test_a_declined_change_changes_nothing(client, agent, declined):
-    day, _ = _classes_on_a_later_day(agent, "Yoga")
-    started = _member_conversation(client, agent)
-    send(client, started, f"¿Qué clases hay el {day}?")
-    send(client, started, "Reserva la primera")
+    started = _with_one_booking(client, agent)
     calls = ToolCallLog.objects.count()
 
     reply = _reply(send(client, started, declined))
@@ -440,10 +447,7 @@ def test_a_declined_change_changes_nothing(client, agent, declined):
 def test_asking_whether_a_change_can_be_made_makes_none(
     client, agent, question, answer
 ):
-    day, _ = _classes_on_a_later_day(agent, "Yoga")
-    started = _member_conversation(client, agent)
-    send(client, started, f"¿Qué clases hay el {day}?")
-    send(client, started, "Reserva la primera")
+    started = _with_one_booking(client, agent)
     calls = ToolCallLog.objects.count()
 
     reply = _reply(send(client, started, question))
@@ -559,10 +563,7 @@ def test_kilos_are_logged_as_grams(client, agent):
 @pytest.mark.parametrize("text", ["Cambia mi reserva al jueves", "Move my booking"])
 def test_a_booking_to_move_is_explained_not_half_done(client, agent, text):
     """Moving is a cancellation and a booking; the demo model makes neither alone."""
-    day, _ = _classes_on_a_later_day(agent, "Yoga")
-    started = _member_conversation(client, agent)
-    send(client, started, f"¿Qué clases hay el {day}?")
-    send(client, started, "Reserva la primera")
+    started = _with_one_booking(client, agent)
     calls = ToolCallLog.objects.count()
 
     reply = _reply(send(client, started, text))
