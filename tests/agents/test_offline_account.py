@@ -1,0 +1,65 @@
+"""The demo model and the member's account: the days she names for a freeze, and
+her membership in her language."""
+
+from __future__ import annotations
+
+import datetime
+
+import pytest
+
+from agents.providers.offline.words import period_named
+from gymnasia.gyms.selectors import business_today
+from gymnasia.memberships.models import MembershipFreeze
+from gymnasia.text import fold
+from tests.agents.api_client import send
+from tests.agents.offline_kit import (
+    member_conversation,
+    reply_to,
+)
+from tools.models import ToolCallLog
+
+pytestmark = pytest.mark.django_db
+
+
+TODAY = datetime.date(2026, 11, 30)
+
+
+@pytest.mark.parametrize(
+    ("said", "period"),
+    [
+        ("Congela mi cuota del 1 al 10 de agosto", ("2027-08-01", "2027-08-10")),
+        ("freeze my membership from August 3 to 9", ("2027-08-03", "2027-08-09")),
+        ("congela del 1 al 10 de diciembre", ("2026-12-01", "2026-12-10")),
+        # Days of this month already past: next year's.
+        ("congela del 2 al 6 de noviembre", ("2027-11-02", "2027-11-06")),
+        ("Congela mi cuota en agosto", ("2027-08-01", "2027-08-31")),
+        ("congela 2 semanas en agosto", ("2027-08-01", "2027-08-31")),
+        ("pausa 2026-12-03 2026-12-20", ("2026-12-03", "2026-12-20")),
+        ("congela del 10 al 1 de agosto", None),
+        ("congela del 1 al 31 de febrero", None),
+    ],
+)
+def test_the_period_a_member_names(said, period):
+    named = period_named(fold(said), TODAY)
+    assert (named and tuple(d.isoformat() for d in named)) == period
+
+
+def test_a_freeze_of_named_days_asks_for_those_days(client, agent):
+    started = member_conversation(client, agent)
+
+    reply = reply_to(send(client, started, "Congela mi cuota del 1 al 10 de agosto"))
+
+    log = ToolCallLog.objects.get(tool_name="freeze_membership")
+    today = business_today(business=agent.business)
+    year = today.year + (datetime.date(today.year, 8, 1) <= today)
+    assert log.arguments == {"start": f"{year}-08-01", "end": f"{year}-08-10"}
+    assert "equipo" in reply
+    assert not MembershipFreeze.objects.exists()  # waits for staff approval
+
+
+def test_the_membership_state_is_said_in_her_language(client, agent):
+    started = member_conversation(client, agent)
+
+    reply = reply_to(send(client, started, "¿Cuándo vence mi cuota?"))
+
+    assert reply.startswith("Tu cuota «Cuota mensual» está activa y termina el ")

@@ -1,0 +1,259 @@
+"""The demo model and classes: it books the class the member pointed at, never one
+under way, never on a question or a refusal, and never half of a move."""
+
+from __future__ import annotations
+
+import datetime
+
+import pytest
+from django.utils import timezone
+
+from gymnasia.classes.models import Booking, ClassSession, ClassType
+from gymnasia.gyms.models import Member
+from tests.agents.api_client import identity, send, start
+from tests.agents.offline_kit import (
+    classes_on_a_later_day,
+    member_conversation,
+    reply_to,
+    with_one_booking,
+)
+from tools.models import ToolCallLog
+
+pytestmark = pytest.mark.django_db
+
+
+def test_book_the_first_books_the_first_of_the_list_just_shown(client, agent):
+    day, sessions = classes_on_a_later_day(agent, "Yoga", "Spinning", "Pilates")
+    started = member_conversation(client, agent)
+    send(client, started, f"¿Qué clases hay el {day}?")
+
+    reply = reply_to(send(client, started, "Reserva la primera"))
+
+    assert Booking.objects.get().session_id == sessions[0].pk
+    assert reply.startswith("Reserva confirmada: Yoga el ")
+
+
+def test_book_the_last_of_the_list_just_shown(client, agent):
+    day, sessions = classes_on_a_later_day(agent, "Yoga", "Spinning", "Pilates")
+    started = member_conversation(client, agent)
+    send(client, started, f"What classes are there on {day}?")
+
+    reply = reply_to(send(client, started, "Book the last one"))
+
+    assert Booking.objects.get().session_id == sessions[-1].pk
+    assert reply.startswith("Reserva confirmada: Pilates el ")  # her language
+
+
+def test_a_place_the_list_does_not_have_books_nothing(client, agent):
+    day, _ = classes_on_a_later_day(agent, "Yoga", "Spinning")
+    started = member_conversation(client, agent)
+    send(client, started, f"¿Qué clases hay el {day}?")
+    calls = ToolCallLog.objects.count()
+
+    reply = reply_to(send(client, started, "Reserva la tercera"))
+
+    assert reply == "En esa lista no hay tantas clases."
+    assert ToolCallLog.objects.count() == calls  # nothing proposed
+    assert not Booking.objects.exists()
+
+
+def test_a_class_under_way_is_neither_listed_nor_booked(client, agent):
+    """Without a list to point at, "book the first" means today's first class: one
+    still to come, never one under way."""
+    now = timezone.now()
+    under_way = ClassSession.objects.create(
+        business=agent.business,
+        class_type=ClassType.objects.filter(business=agent.business).first(),
+        starts_at=now - datetime.timedelta(minutes=1),
+        ends_at=now + datetime.timedelta(minutes=44),
+        capacity=10,
+        instructor="Marta Gil",
+        room="Sala 1",
+    )
+    started = member_conversation(client, agent)
+
+    send(client, started, "Reserva la primera")
+
+    listed = ToolCallLog.objects.get(tool_name="list_classes").result["sessions"]
+    assert under_way.pk not in [s["session_id"] for s in listed]
+    assert not Booking.objects.filter(session=under_way).exists()
+    assert all(b.session.starts_at > now for b in Booking.objects.all())
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "¿Qué tengo reservado?",
+        "¿Cuáles son mis reservas?",
+        "¿Tengo alguna reserva?",
+        "What have I booked?",
+        "Do I have any bookings?",
+    ],
+)
+def test_asking_about_bookings_lists_them_and_books_nothing(client, agent, question):
+    day, sessions = classes_on_a_later_day(agent, "Yoga", "Spinning")
+    started = member_conversation(client, agent)
+    send(client, started, f"¿Qué clases hay el {day}?")
+    send(client, started, "Reserva la segunda")
+    assert Booking.objects.get().session_id == sessions[1].pk
+
+    reply = reply_to(send(client, started, question))
+
+    assert Booking.objects.count() == 1
+    assert reply.startswith("Tus reservas:")
+    assert f"Spinning {day} 09:00" in reply
+    asked = ToolCallLog.objects.order_by("created_at").last()
+    assert asked.tool_name == "list_my_bookings"
+
+
+def test_asking_about_bookings_with_none_says_so(client, agent):
+    started = member_conversation(client, agent)
+
+    reply = reply_to(send(client, started, "¿Qué tengo reservado?"))
+
+    assert reply == "No tienes ninguna reserva de clases por venir."
+    assert not Booking.objects.exists()
+
+
+def test_cancel_that_booking_cancels_the_one_just_made(client, agent):
+    """With an earlier booking of hers also to come, "cancel that booking" right
+    after a booking cancels that one, not the earliest."""
+    day, sessions = classes_on_a_later_day(agent, "Yoga", "Spinning", "Pilates")
+    started = member_conversation(client, agent)
+    send(client, started, f"¿Qué clases hay el {day}?")
+    send(client, started, "Reserva la primera")
+    send(client, started, f"¿Qué clases hay el {day}?")
+    send(client, started, "Reserva la última")
+
+    reply = reply_to(send(client, started, "Cancela esa reserva"))
+
+    assert reply == "Reserva cancelada."
+    statuses = {b.session_id: b.status for b in Booking.objects.all()}
+    assert statuses == {sessions[0].pk: "confirmed", sessions[2].pk: "cancelled"}
+
+
+def test_asking_twice_for_the_same_booking_says_it_was_already_done(client, agent):
+    """The second request is the same action (R7): nothing is done again, and the
+    member is not told it failed."""
+    day, sessions = classes_on_a_later_day(agent, "Spinning")
+    started = member_conversation(client, agent)
+    send(client, started, f"Reserva spinning el {day}")
+
+    reply = reply_to(send(client, started, f"Reserva spinning el {day}"))
+
+    assert reply == "Eso ya estaba hecho; no lo he repetido."
+    assert Booking.objects.get().session_id == sessions[0].pk
+    assert ToolCallLog.objects.filter(status="duplicate").count() == 1
+
+
+def test_a_refusal_reaches_her_in_her_language_where_the_app_has_its_words(
+    client, agent
+):
+    """The class filled up between the list and her request: the tool says so in
+    English, for the model; she reads it in Spanish."""
+    day, [session] = classes_on_a_later_day(agent, "Spinning")
+    ClassSession.objects.filter(pk=session.pk).update(capacity=1)
+    started = member_conversation(client, agent)
+    send(client, started, f"¿Qué clases hay el {day}?")
+    other = Member.objects.get(external_id="socio-1002")
+    Booking.objects.create(business=agent.business, member=other, session=session)
+
+    reply = reply_to(send(client, started, "Reserva la primera"))
+
+    assert reply.endswith("No se ha podido: Esta clase está completa.")
+    refused = ToolCallLog.objects.get(tool_name="book_class").result
+    assert refused["errors"] == ["This class is full."]
+
+
+def test_cancel_the_second_booking_cancels_the_second_to_come(client, agent):
+    day, sessions = classes_on_a_later_day(agent, "Yoga", "Spinning", "Pilates")
+    started = member_conversation(client, agent)
+    for place in ("primera", "segunda", "tercera"):
+        send(client, started, f"¿Qué clases hay el {day}?")
+        send(client, started, f"Reserva la {place}")
+    send(client, started, "¿Qué tengo reservado?")
+
+    reply = reply_to(send(client, started, "Cancela mi segunda reserva"))
+    too_far = reply_to(send(client, started, "Cancela mi cuarta reserva"))
+
+    assert reply == "Reserva cancelada."
+    statuses = {b.session_id: b.status for b in Booking.objects.all()}
+    assert statuses == {
+        sessions[0].pk: "confirmed",
+        sessions[1].pk: "cancelled",
+        sessions[2].pk: "confirmed",
+    }
+    assert too_far == "No tienes tantas reservas."
+    assert Booking.objects.filter(status="confirmed").count() == 2
+
+
+def test_asking_whether_a_named_class_can_be_booked_books_it(client, agent):
+    """A question that names the class is a request: a real model would book it."""
+    day, [yoga] = classes_on_a_later_day(agent, "Yoga")
+    started = member_conversation(client, agent)
+
+    send(client, started, f"¿Puedo reservar yoga el {day}?")
+
+    assert Booking.objects.get().session_id == yoga.pk
+
+
+def test_a_class_named_without_the_word_class_is_listed(client, agent):
+    day, _ = classes_on_a_later_day(agent, "Yoga")
+    started = member_conversation(client, agent)
+
+    reply = reply_to(send(client, started, f"¿Hay yoga el {day}?"))
+
+    assert reply.startswith(f"Clases:\n- Yoga {day} 08:00 (Sala 1, 10 plazas libres)")
+    assert not Booking.objects.exists()
+
+
+def test_booking_a_class_the_day_does_not_have_says_so(client, agent):
+    """Not "no free places": there is no such class that day."""
+    day, _ = classes_on_a_later_day(agent, "Yoga")
+    started = member_conversation(client, agent)
+
+    reply = reply_to(send(client, started, f"Apúntame a pilates el {day}"))
+
+    assert reply == "No hay clases de ese tipo ese día."
+    assert not Booking.objects.exists()
+
+
+def test_sign_me_up_for_the_first_one_books_it(client, agent):
+    day, [yoga] = classes_on_a_later_day(agent, "Yoga")
+    started = start(client, agent, identity_token=identity(agent, sub="socio-1003"))
+    send(client, started, f"What classes are there on {day}?")
+
+    reply = reply_to(send(client, started, "Sign me up for the first one"))
+
+    assert reply.startswith("Booking confirmed: Yoga on ")
+    assert Booking.objects.get().session_id == yoga.pk
+
+
+@pytest.mark.parametrize(
+    "text", ["Cancela todas mis reservas", "Cancel all my bookings"]
+)
+def test_cancel_all_cancels_none_and_says_how(client, agent, text):
+    """One call cancels one booking; "all" is never answered with a partial done."""
+    day, _ = classes_on_a_later_day(agent, "Yoga", "Spinning")
+    started = member_conversation(client, agent)
+    for place in ("primera", "segunda"):
+        send(client, started, f"¿Qué clases hay el {day}?")
+        send(client, started, f"Reserva la {place}")
+
+    reply = reply_to(send(client, started, text))
+
+    assert reply.startswith("Las reservas se cancelan de una en una")
+    assert Booking.objects.filter(status="confirmed").count() == 2
+
+
+@pytest.mark.parametrize("text", ["Cambia mi reserva al jueves", "Move my booking"])
+def test_a_booking_to_move_is_explained_not_half_done(client, agent, text):
+    """Moving is a cancellation and a booking; the demo model makes neither alone."""
+    started = with_one_booking(client, agent)
+    calls = ToolCallLog.objects.count()
+
+    reply = reply_to(send(client, started, text))
+
+    assert reply.startswith("Para cambiar una reserva, cancela la que tienes")
+    assert ToolCallLog.objects.count() == calls
+    assert Booking.objects.filter(status="confirmed").count() == 1

@@ -1,0 +1,168 @@
+"""The demo model and food: what the member logs, reads and removes, in her
+language, found by any of its names, with her own numbers."""
+
+from __future__ import annotations
+
+import datetime
+
+import pytest
+
+from agents.verdict import SENTENCES
+from gymnasia.gyms.models import Member
+from gymnasia.gyms.selectors import business_today
+from gymnasia.nutrition.models import MealEntry
+from tests.agents.api_client import identity, send, start
+from tests.agents.offline_kit import (
+    member_conversation,
+    reply_to,
+)
+from tools.integrations.faults import Fault, inject_fault
+from tools.models import ToolCallLog
+
+pytestmark = pytest.mark.django_db
+
+
+def test_food_logged_and_listed_names_the_meal_in_her_language(client, agent):
+    started = member_conversation(client, agent)
+
+    logged = reply_to(send(client, started, "Añade 150 g de arroz blanco a mi comida"))
+    listed = reply_to(send(client, started, "¿Qué he comido hoy?"))
+
+    today = business_today(business=agent.business).isoformat()
+    assert logged == (
+        f"Anotado: 150 g de Arroz blanco (cocido) en la comida del {today}."
+    )
+    assert "- Comida: Arroz blanco (cocido), 150 g (195 kcal)" in listed
+
+
+def test_remove_a_food_from_the_diary_removes_that_entry(client, agent):
+    started = member_conversation(client, agent)
+    send(client, started, "Añade 150 g de arroz blanco a mi comida")
+    send(client, started, "Añade 120 g de plátano a mi merienda")
+
+    reply = reply_to(send(client, started, "Quita el arroz de mi diario"))
+
+    today = business_today(business=agent.business).isoformat()
+    assert reply == f"Quitado: 150 g de Arroz blanco (cocido) de la comida del {today}."
+    assert [e.food.name for e in MealEntry.objects.all()] == ["Plátano"]
+
+
+def test_remove_a_meal_says_it_in_good_spanish(client, agent):
+    started = member_conversation(client, agent)
+    send(client, started, "Añade 80 g de pan a mi desayuno")
+
+    reply = reply_to(send(client, started, "Borra el desayuno de hoy"))
+
+    today = business_today(business=agent.business).isoformat()
+    assert reply == f"Quitado: 80 g de Pan blanco del desayuno del {today}."
+    assert not MealEntry.objects.exists()
+
+
+def test_remove_a_food_not_in_the_diary_removes_nothing(client, agent):
+    started = member_conversation(client, agent)
+    send(client, started, "Añade 120 g de plátano a mi merienda")
+
+    reply = reply_to(send(client, started, "Quita el arroz de mi diario"))
+
+    assert reply == "No encuentro eso en tu diario de ese día."
+    assert MealEntry.objects.count() == 1
+    assert not ToolCallLog.objects.filter(tool_name="remove_meal_entry").exists()
+
+
+def test_an_english_speaking_member_finds_the_catalogs_foods_by_english_names(
+    client, agent
+):
+    """The demo gym's catalog is in Spanish; its English aliases find it."""
+    started = start(client, agent, identity_token=identity(agent, sub="socio-1003"))
+
+    reply = reply_to(send(client, started, "How many carbs does rice have?"))
+
+    assert "Arroz blanco (cocido): 28" in reply
+    assert "Arroz integral (cocido): 23.5" in reply
+    assert reply.startswith("According to the gym's catalog:")
+
+
+def test_negative_grams_are_refused_not_logged_as_positive(client, agent):
+    started = member_conversation(client, agent)
+
+    reply = reply_to(send(client, started, "Añade -50 g de arroz a mi cena"))
+
+    assert reply.startswith(SENTENCES["es"]["not_done"])
+    assert not MealEntry.objects.exists()
+    call = ToolCallLog.objects.get(tool_name="add_food_to_meal")
+    assert (call.valid, call.arguments_raw.count("-50")) == (False, 1)
+
+
+def test_remove_a_food_named_by_an_alias_finds_it_through_the_catalog(client, agent):
+    """Emma logged "chicken"; her diary says "Pechuga de pollo a la plancha"."""
+    started = start(client, agent, identity_token=identity(agent, sub="socio-1003"))
+    send(client, started, "Add 200 g of chicken to my dinner")
+    send(client, started, "Add 100 g of rice to my dinner")
+
+    reply = reply_to(send(client, started, "Remove the chicken from my diary"))
+
+    assert reply.startswith("Removed: 200 g of Pechuga de pollo a la plancha from ")
+    assert [e.food.name for e in MealEntry.objects.all()] == ["Arroz blanco (cocido)"]
+
+
+def test_yesterdays_diary(client, agent):
+    yesterday = business_today(business=agent.business) - datetime.timedelta(days=1)
+    MealEntry.objects.create(
+        business=agent.business,
+        member=Member.objects.get(external_id="socio-1001"),
+        date=yesterday,
+        meal="dinner",
+        food=agent.business.foods.get(name="Manzana"),
+        grams=150,
+    )
+    started = member_conversation(client, agent)
+
+    reply = reply_to(send(client, started, "¿Qué comí ayer?"))
+
+    assert reply.startswith(f"Tu diario del {yesterday.isoformat()}:")
+    assert "- Cena: Manzana, 150 g" in reply
+
+
+def test_a_food_without_grams_is_asked_for_them(client, agent):
+    started = member_conversation(client, agent)
+
+    reply = reply_to(send(client, started, "Añade una manzana a mi merienda"))
+
+    assert reply.startswith("¿Cuántos gramos?")
+    assert not ToolCallLog.objects.exists()
+
+
+def test_kilos_are_logged_as_grams(client, agent):
+    started = member_conversation(client, agent)
+
+    reply = reply_to(send(client, started, "Añade 1,5 kg de pollo a mi cena"))
+
+    assert reply.startswith(
+        "Anotado: 1500 g de Pechuga de pollo a la plancha en la cena"
+    )
+    assert MealEntry.objects.get().grams == 1500
+
+
+def test_words_the_app_cannot_translate_are_quoted_as_the_systems(client, agent):
+    """A schema's refusal has no Spanish words in the app: she reads it quoted,
+    after the R10 sentence, never passed off as the assistant's own Spanish."""
+    started = member_conversation(client, agent)
+
+    reply = reply_to(send(client, started, "Añade 0 g de pan a mi desayuno"))
+
+    assert reply == (
+        SENTENCES["es"]["not_done"] + "\n\nNo se ha podido: "
+        "«grams: 0.0 is less than or equal to the minimum of 0»"
+    )
+
+
+def test_a_failed_change_is_told_in_her_language(client, agent):
+    started = member_conversation(client, agent)
+
+    with inject_fault("nutrition", Fault.STORAGE_FAILURE):
+        reply = reply_to(send(client, started, "Añade 80 g de pan a mi desayuno"))
+
+    assert reply == (
+        SENTENCES["es"]["not_done"] + "\n\nHa fallado; no se ha cambiado nada."
+    )
+    assert not MealEntry.objects.exists()
