@@ -342,7 +342,7 @@ async def _run_tools(state: TurnState, step: StepDone, emit: Emit) -> None:
     A case handed to staff at the member's request is also told in fixed words (a
     notice), so the member sees it as handed over whatever the model writes."""
     acts = any(state.selection.offers_write(call.name) for call in step.tool_calls)
-    earlier = state.waiting_taken() if acts else []
+    earlier = state.waiting_taken() if acts else None
     results, rows, notice = await db_call(_tools_run, state, step, earlier)
     if rows is not None:
         state.waiting.append(rows)
@@ -359,13 +359,14 @@ async def _run_tools(state: TurnState, step: StepDone, emit: Emit) -> None:
 
 
 def _tools_run(
-    state: TurnState, step: StepDone, earlier: list[StepRows]
+    state: TurnState, step: StepDone, earlier: list[StepRows] | None
 ) -> tuple[list[ToolResult], StepRows | None, Message | None]:
     """A step's database work in one go (one hand-off to a database thread costs
     more than a query): each call through the dispatcher, then the step's rows.
 
-    A step that may act (it proposes an offered write) is stored before its calls
-    run, after the earlier steps' rows, so that a write's log row, stored as it is
+    A step that may act (it proposes an offered write; ``earlier`` then holds the
+    turn's waiting rows, maybe none) is stored before its calls run, after those
+    rows, so that a write's log row, stored as it is
     claimed (R7, R9), points at it; its results follow at once. A step whose calls
     cannot act leaves its rows to wait (returned) for the turn's next write."""
     step_message = Message(
@@ -380,7 +381,7 @@ def _tools_run(
             "provider_state": dict(step.provider_state),
         },
     )
-    if earlier or any(state.selection.offers_write(c.name) for c in step.tool_calls):
+    if earlier is not None:  # the step may act
         with transaction.atomic():
             _rows_store(earlier)
             step_message.save()

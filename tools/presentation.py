@@ -29,9 +29,9 @@ ARGUMENT_LABELS = {
 
 #: Steps recorded after the call, by staff or by the sweep.
 LATER_STEPS = {
-    "approved": lambda: _("approved by staff"),
-    "corrected by staff": lambda: _("corrected by staff"),
-    "settled by staff": lambda: _("settled by staff"),
+    "approved": gettext_lazy("approved by staff"),
+    "corrected by staff": gettext_lazy("corrected by staff"),
+    "settled by staff": gettext_lazy("settled by staff"),
 }
 
 
@@ -61,8 +61,7 @@ def call_step_described(step: Mapping[str, Any]) -> str:
         }
     if name == "handoff":
         return _("handed to staff")
-    later = LATER_STEPS.get(str(name))
-    return later() if later else str(name)
+    return str(LATER_STEPS.get(str(name), name))
 
 
 def call_steps_described(steps: Any, *, times: bool = False) -> list[str]:

@@ -40,6 +40,18 @@ class Intents:
         said = self._t(spanish if in_a_sentence else spanish.split()[-1], english)
         return said if in_a_sentence else said.capitalize()
 
+    def _of_meal(self, meal: str) -> str:
+        """A meal after "of": "del desayuno" ("de" and "el" make one word), "de la
+        comida"; in English, the meal's name."""
+        said = self._meal(meal, in_a_sentence=True)
+        if self.language != "es":
+            return said
+        return (
+            "del " + said.removeprefix("el ")
+            if said.startswith("el ")
+            else "de " + said
+        )
+
     def _call(
         self, name: str, arguments: Mapping[str, Any], text: str = ""
     ) -> tuple[str, list[ToolCall]]:

@@ -165,17 +165,11 @@ class NutritionIntents(Intents):
         result = results["remove_meal_entry"][-1]
         if result.get("status") == "ok":
             removed = result["removed"]
-            meal_said = self._meal(removed["meal"], in_a_sentence=True)
-            # "de" and "el" make one word in Spanish: "del desayuno".
-            of_meal = (
-                "del " + meal_said.removeprefix("el ")
-                if meal_said.startswith("el ")
-                else "de " + meal_said
-            )
+            of_meal = self._of_meal(removed["meal"])
             return self._t(
                 f"Quitado: {removed['grams']} g de {removed['food']} {of_meal} "
                 f"del {removed['date']}.",
-                f"Removed: {removed['grams']} g of {removed['food']} from {meal_said} "
+                f"Removed: {removed['grams']} g of {removed['food']} from {of_meal} "
                 f"on {removed['date']}.",
             ), []
         return self._failure(result), []
