@@ -51,6 +51,8 @@ CLASSES = ToolSpec(
     },
 )
 TOOLS = (WEATHER, CLASSES)
+#: A weather tool's result, as the tests send it back.
+PAYLOAD = {"status": "ok", "temp_c": 21, "note": "soleado"}
 
 
 def make_provider(

@@ -1,0 +1,176 @@
+"""How a conversation's history reaches each provider through the real SDK
+clients: a step another provider wrote is rebuilt in this one's format, Anthropic's
+consecutive user items are merged, and every item is encoded once for the turn
+and sent as encoded afresh."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+
+import pytest
+
+from agents.providers.base import (
+    AssistantStep,
+    ToolResults,
+    UserText,
+)
+from tests.agents.provider_kit import (
+    PAYLOAD,
+    PROVIDERS,
+    last_body,
+    open_provider,
+    request_with,
+    run_step,
+)
+from tests.fakes.llm_server import FakeLLM, Step
+from tools.types import ToolCall, ToolResult
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize(
+    ("first_name", "second_name"),
+    [(a, b) for a in PROVIDERS for b in PROVIDERS if a != b],
+)
+async def test_switching_providers_rebuilds_the_other_providers_step(
+    fake: FakeLLM, first_name: str, second_name: str
+) -> None:
+    fake.script(
+        first_name,
+        [
+            Step(
+                text="Checking.",
+                tool_calls=[("call_1", "get_weather", {"city": "Quito"})],
+            )
+        ],
+    )
+    fake.script(second_name, [Step(text="It is sunny.")])
+    question = UserText("weather in Quito?")
+    async with open_provider(first_name, fake.base_url) as first_provider:
+        _, first = await run_step(first_provider, request_with(question))
+    assert set(first.provider_state) == {first_name}
+
+    history = (
+        question,
+        AssistantStep(first.text, first.tool_calls, first.provider_state),
+        ToolResults((ToolResult("call_1", "ok", PAYLOAD, is_error=False),)),
+    )
+    async with open_provider(second_name, fake.base_url) as second_provider:
+        _, second = await run_step(second_provider, request_with(*history))
+    assert second.text == "It is sunny."
+
+    body = last_body(fake, second_name)
+    output = json.dumps(PAYLOAD, ensure_ascii=False)
+    if second_name == "openai":
+        assert body["input"] == [
+            {"role": "user", "content": "weather in Quito?"},
+            {"role": "assistant", "content": "Checking."},
+            {
+                "type": "function_call",
+                "call_id": "call_1",
+                "name": "get_weather",
+                "arguments": json.dumps({"city": "Quito"})
+                if not isinstance(first.tool_calls[0].arguments, str)
+                else first.tool_calls[0].arguments,
+            },
+            {"type": "function_call_output", "call_id": "call_1", "output": output},
+        ]
+    elif second_name == "anthropic":
+        assert body["messages"] == [
+            {
+                "role": "user",
+                "content": [{"type": "text", "text": "weather in Quito?"}],
+            },
+            {
+                "role": "assistant",
+                "content": [
+                    {"type": "text", "text": "Checking."},
+                    {
+                        "type": "tool_use",
+                        "id": "call_1",
+                        "name": "get_weather",
+                        "input": {"city": "Quito"},
+                    },
+                ],
+            },
+            {
+                "role": "user",
+                "content": [
+                    {
+                        "type": "tool_result",
+                        "tool_use_id": "call_1",
+                        "content": output,
+                        "is_error": False,
+                    }
+                ],
+            },
+        ]
+    else:
+        user, model, results = body["contents"]
+        assert user == {"role": "user", "parts": [{"text": "weather in Quito?"}]}
+        assert model["role"] == "model"
+        assert model["parts"][0] == {"text": "Checking."}
+        assert model["parts"][1]["functionCall"] == {
+            "id": "call_1",
+            "name": "get_weather",
+            "args": {"city": "Quito"},
+        }
+        # Google's stand-in signature for calls Gemini did not make.
+        assert (
+            model["parts"][1]["thoughtSignature"] == "skip_thought_signature_validator"
+        )
+        assert results["parts"][0]["functionResponse"] == {
+            "id": "call_1",
+            "name": "get_weather",
+            "response": {"output": PAYLOAD},
+        }
+
+
+@pytest.mark.anyio
+async def test_anthropic_merges_consecutive_user_items(fake: FakeLLM) -> None:
+    fake.script("anthropic", [Step(text="ok")])
+    history = (
+        UserText("first"),
+        AssistantStep("", (ToolCall("call_1", "get_weather", {"city": "Oslo"}),)),
+        ToolResults((ToolResult("call_1", "ok", {"temp_c": -3}, is_error=False),)),
+        UserText("and tomorrow?"),
+    )
+    async with open_provider("anthropic", fake.base_url) as p:
+        await run_step(p, request_with(*history))
+    messages = last_body(fake, "anthropic")["messages"]
+    assert [m["role"] for m in messages] == ["user", "assistant", "user"]
+    assert [b["type"] for b in messages[-1]["content"]] == ["tool_result", "text"]
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("provider_name", ["openai", "anthropic"])
+@pytest.mark.parametrize("streaming", [True, False])
+async def test_history_items_are_encoded_once_and_sent_as_encoded_afresh(
+    fake: FakeLLM, provider_name: str, streaming: bool
+) -> None:
+    """A turn sends its whole history on every step: each item is encoded on its
+    first request and reused after, and what is sent is what encoding the same
+    history from scratch sends."""
+    fake.script(provider_name, [Step(text="ok")] * 3)
+    history = (
+        UserText("¿carbohidratos del arroz?"),
+        AssistantStep("", (ToolCall("call_1", "get_weather", {"city": "Oslo"}),)),
+        ToolResults((ToolResult("call_1", "ok", {"temp_c": -3}, is_error=False),)),
+        UserText("and tomorrow?"),
+    )
+    async with open_provider(provider_name, fake.base_url, streaming=streaming) as p:
+        await run_step(p, request_with(*history[:3]))
+        encoded = [item.wire[provider_name] for item in history[:3]]
+        await run_step(p, request_with(*history))
+        assert [item.wire[provider_name] for item in history[:3]] == encoded
+        assert all(
+            after is before
+            for after, before in zip(
+                [item.wire[provider_name] for item in history], encoded, strict=False
+            )
+        )
+        afresh = tuple(dataclasses.replace(item, wire={}) for item in history)
+        await run_step(p, request_with(*afresh))
+    *_, reused, from_scratch = fake.requests[provider_name]
+    assert reused.body == from_scratch.body
+    assert reused.body["stream"] is streaming
