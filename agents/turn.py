@@ -23,6 +23,7 @@ from __future__ import annotations
 import asyncio
 import weakref
 from collections.abc import Awaitable, Callable
+from contextlib import aclosing
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -313,12 +314,13 @@ async def _stream_step(
             await emit("delta", {"text": prefix})
             streamed = True
         try:
-            async for event in provider.stream(request):
-                if isinstance(event, TextDelta) and event.text:
-                    await emit("delta", {"text": event.text})
-                    streamed = True
-                elif isinstance(event, StepDone):
-                    return event
+            async with aclosing(provider.stream(request)) as events:
+                async for event in events:
+                    if isinstance(event, TextDelta) and event.text:
+                        await emit("delta", {"text": event.text})
+                        streamed = True
+                    elif isinstance(event, StepDone):
+                        return event
             raise ProviderError(
                 "cut_off", "the provider ended the step without finishing it"
             )

@@ -121,6 +121,7 @@ class OpenAIProvider:
         )
         text: list[str] = []
         items: dict[int, dict[str, Any]] = {}
+        done: StepDone | None = None
         async with stream:
             async for event in stream:
                 kind = event.get("type")
@@ -145,8 +146,7 @@ class OpenAIProvider:
                     output = list(event["response"].get("output") or []) or [
                         items[index] for index in sorted(items)
                     ]
-                    yield _step_done("".join(text), output)
-                    return
+                    done = _step_done("".join(text), output)
                 elif kind in ("response.failed", "response.incomplete"):
                     raise ProviderError("cut_off", _unfinished(event["response"]))
                 elif kind == "error":
@@ -155,7 +155,14 @@ class OpenAIProvider:
                         f"openai: error event mid-stream ({event.get('code')}): "
                         f"{str(event.get('message'))[:MAX_MESSAGE]}",
                     )
-        raise ProviderError("cut_off", "openai: the stream ended before it completed")
+        # Read to its end, the stream closes itself and the SDK's generators with
+        # it; stopping early would leave each to the garbage collector, which
+        # closes them later in tasks of their own.
+        if done is None:
+            raise ProviderError(
+                "cut_off", "openai: the stream ended before it completed"
+            )
+        yield done
 
     async def _create(self, body: bytes, *, stream: bool) -> Any:
         """``responses.create`` without the SDK re-typing the request.

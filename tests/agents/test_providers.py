@@ -8,7 +8,9 @@ and the wire request the SDK actually sent.
 
 from __future__ import annotations
 
+import gc
 import json
+import sys
 from typing import Any
 
 import anthropic
@@ -21,6 +23,7 @@ from agents.providers.base import (
     ToolResults,
     UserText,
 )
+from agents.turn import _ignore, _stream_step
 from tests.agents.provider_kit import (
     API_KEY,
     INSTRUCTIONS,
@@ -294,6 +297,36 @@ async def test_two_parallel_tool_calls_in_one_step(
                 "response": {"error": {"status": "not_found"}},
             },
         ]
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("provider_name", PROVIDERS)
+async def test_a_step_read_by_the_turn_closes_its_streams_in_place(
+    fake: FakeLLM, provider_name: str
+) -> None:
+    """A step the turn has read leaves nothing open for the garbage collector,
+    which would close each stream later in a task of its own."""
+    fake.script(
+        provider_name,
+        [Step(tool_calls=[("call_a", "get_weather", {"city": "Madrid"})], chunk=3)],
+    )
+    left_open: list[str] = []
+    first_iteration, finalizer = sys.get_asyncgen_hooks()
+
+    def counted(generator: Any) -> None:
+        left_open.append(generator.__qualname__)
+        finalizer(generator)
+
+    sys.set_asyncgen_hooks(first_iteration, counted)
+    try:
+        async with open_provider(provider_name, fake.base_url) as p:
+            step = await _stream_step(p, request_with(UserText("hi")), "", _ignore)
+        gc.collect()
+    finally:
+        sys.set_asyncgen_hooks(first_iteration, finalizer)
+
+    assert [call.id for call in step.tool_calls] == ["call_a"]
+    assert left_open == []
 
 
 @pytest.mark.anyio
