@@ -11,7 +11,7 @@ counts only after ``message_stop`` with a stop reason that means "finished".
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncGenerator, AsyncIterator, Mapping
+from collections.abc import AsyncGenerator, Mapping
 from typing import Any, cast
 
 import anthropic
@@ -98,7 +98,7 @@ class AnthropicProvider:
         """Close the SDK client's connection pool."""
         await self._client.close()
 
-    def stream(self, request: ModelRequest) -> AsyncIterator[ProviderEvent]:
+    def stream(self, request: ModelRequest) -> AsyncGenerator[ProviderEvent, None]:
         """Stream one step; SDK and transport errors become ``ProviderError``.
 
         Mid-stream transport failures arrive as raw ``httpx2`` exceptions (the SDK

@@ -10,7 +10,7 @@ not finish never reaches ``StepDone``, so its tool calls are never executed.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncGenerator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
@@ -108,7 +108,8 @@ class ProviderError(Exception):
 class Provider(Protocol):
     name: str
 
-    def stream(self, request: ModelRequest) -> AsyncIterator[ProviderEvent]:
+    def stream(self, request: ModelRequest) -> AsyncGenerator[ProviderEvent, None]:
         """Stream one step's events; raise ``ProviderError`` instead of ``StepDone``
-        when the step cannot be trusted."""
+        when the step cannot be trusted. The caller closes the generator once it
+        has the ``StepDone``."""
         ...

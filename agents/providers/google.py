@@ -11,7 +11,7 @@ counts only when its candidate finishes with ``STOP``.
 from __future__ import annotations
 
 import base64
-from collections.abc import AsyncGenerator, AsyncIterator, Mapping
+from collections.abc import AsyncGenerator, Mapping
 from contextlib import aclosing
 from typing import Any, cast
 
@@ -83,7 +83,7 @@ class GoogleProvider:
         """Close the SDK client's async transport."""
         await self._client.aio.aclose()
 
-    def stream(self, request: ModelRequest) -> AsyncIterator[ProviderEvent]:
+    def stream(self, request: ModelRequest) -> AsyncGenerator[ProviderEvent, None]:
         """Stream one step; SDK and transport errors become ``ProviderError``.
 
         Timeouts and refused connections arrive as raw ``httpx2`` exceptions (the

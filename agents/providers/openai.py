@@ -10,7 +10,7 @@ only when ``response.completed`` arrives; everything else is ``cut_off``.
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncGenerator, AsyncIterator, Mapping
+from collections.abc import AsyncGenerator, Mapping
 from typing import Any, cast
 
 import httpx2
@@ -78,7 +78,7 @@ class OpenAIProvider:
         """Close the SDK client's connection pool."""
         await self._client.close()
 
-    def stream(self, request: ModelRequest) -> AsyncIterator[ProviderEvent]:
+    def stream(self, request: ModelRequest) -> AsyncGenerator[ProviderEvent, None]:
         """Stream one step; SDK and transport errors become ``ProviderError``."""
         return sdk_errors_translated(
             self._events(request), (openai.APIError, httpx2.HTTPError), self._failure

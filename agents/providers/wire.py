@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 from collections.abc import (
     AsyncGenerator,
-    AsyncIterator,
     Callable,
     Iterable,
     Mapping,
@@ -89,7 +88,7 @@ async def sdk_errors_translated(
     events: AsyncGenerator[ProviderEvent, None],
     errors: tuple[type[Exception], ...],
     failure: Callable[[Exception], ProviderError],
-) -> AsyncIterator[ProviderEvent]:
+) -> AsyncGenerator[ProviderEvent, None]:
     """The adapter's events, with the SDK's and transport's ``errors`` turned into
     ``ProviderError``. The error is raised outside the ``except`` block so that no
     SDK exception travels along as its context."""

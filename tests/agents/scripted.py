@@ -3,7 +3,7 @@ asked. It stands in for the language model only; everything else is real."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncGenerator, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -32,7 +32,9 @@ class ScriptedProvider:
     name: str = "scripted"
     requests: list[ModelRequest] = field(default_factory=list)
 
-    async def stream(self, request: ModelRequest) -> AsyncIterator[ProviderEvent]:
+    async def stream(
+        self, request: ModelRequest
+    ) -> AsyncGenerator[ProviderEvent, None]:
         self.requests.append(request)
         step = self.steps.pop(0)
         if callable(step):

@@ -8,7 +8,7 @@ embedded default's model and a test double, never a fake success.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from functools import partial
 from typing import Any
 
@@ -36,7 +36,9 @@ class OfflineProvider(AccountIntents, ClassIntents, NutritionIntents):
 
     name = "offline"
 
-    async def stream(self, request: ModelRequest) -> AsyncIterator[ProviderEvent]:
+    async def stream(
+        self, request: ModelRequest
+    ) -> AsyncGenerator[ProviderEvent, None]:
         text, calls = self.respond(request)
         for start in range(0, len(text), 24):
             yield TextDelta(text[start : start + 24])
