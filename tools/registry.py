@@ -84,6 +84,11 @@ class Tool:
         return self.declaration.integration
 
     def spec(self) -> ToolSpec:
+        return self._spec
+
+    @functools.cached_property
+    def _spec(self) -> ToolSpec:
+        """One spec per tool, so that what adapters encode of it is kept."""
         return ToolSpec(
             name=self.declaration.name,
             description=self.declaration.description,

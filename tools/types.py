@@ -42,6 +42,9 @@ class ToolSpec:
     name: str
     description: str
     parameters: Mapping[str, Any]
+    # Each provider adapter's JSON for the spec, filled on first use: a tool's spec
+    # never changes and every request of a turn carries it. Not part of its value.
+    wire: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
 
 @dataclass(frozen=True)

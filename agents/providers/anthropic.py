@@ -117,9 +117,13 @@ class AnthropicProvider:
         }
         if request.instructions:
             fields["system"] = request.instructions
+        lists = {}
         if request.tools:
-            fields["tools"] = [_tool_param(spec) for spec in request.tools]
-        body = json_body(fields, "messages", _messages(request.history))
+            lists["tools"] = [
+                encoded_once(spec, _STATE_KEY, _tool_json) for spec in request.tools
+            ]
+        lists["messages"] = _messages(request.history)
+        body = json_body(fields, lists)
         if not self.streaming:
             message: Message = await self._post(body, stream=False)
             if message.stop_reason not in _FINISHED:
@@ -216,12 +220,14 @@ class AnthropicProvider:
         return ProviderError("cut_off", f"anthropic: unusable response: {detail}")
 
 
-def _tool_param(spec: ToolSpec) -> dict[str, Any]:
-    return {
-        "name": spec.name,
-        "description": spec.description,
-        "input_schema": dict(spec.parameters),
-    }
+def _tool_json(spec: ToolSpec) -> bytes:
+    return json_dumps(
+        {
+            "name": spec.name,
+            "description": spec.description,
+            "input_schema": dict(spec.parameters),
+        }
+    )
 
 
 def _messages(history: tuple[HistoryItem, ...]) -> list[bytes]:

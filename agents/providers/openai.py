@@ -94,13 +94,15 @@ class OpenAIProvider:
         }
         if request.instructions:
             fields["instructions"] = request.instructions
+        lists = {}
         if request.tools:
-            fields["tools"] = [_tool_param(spec) for spec in request.tools]
-        body = json_body(
-            fields,
-            "input",
-            (encoded_once(e, _STATE_KEY, _input_json) for e in request.history),
-        )
+            lists["tools"] = [
+                encoded_once(spec, _STATE_KEY, _tool_json) for spec in request.tools
+            ]
+        lists["input"] = [
+            encoded_once(e, _STATE_KEY, _input_json) for e in request.history
+        ]
+        body = json_body(fields, lists)
         if not self.streaming:
             response: Response = await self._create(body, stream=False)
             if response.status != "completed":
@@ -205,16 +207,18 @@ class OpenAIProvider:
         return ProviderError("cut_off", f"openai: error mid-stream: {detail}")
 
 
-def _tool_param(spec: ToolSpec) -> dict[str, Any]:
+def _tool_json(spec: ToolSpec) -> bytes:
     """A flat function tool. ``strict`` is off: our schemas have optional
     properties, and arguments are validated by the tool layer anyway."""
-    return {
-        "type": "function",
-        "name": spec.name,
-        "description": spec.description,
-        "parameters": dict(spec.parameters),
-        "strict": False,
-    }
+    return json_dumps(
+        {
+            "type": "function",
+            "name": spec.name,
+            "description": spec.description,
+            "parameters": dict(spec.parameters),
+            "strict": False,
+        }
+    )
 
 
 def _input_json(entry: HistoryItem) -> bytes:

@@ -14,11 +14,12 @@ from collections.abc import (
 from contextlib import aclosing
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar, cast
 
-from agents.providers.base import HistoryItem, ProviderError, ProviderEvent
+from agents.providers.base import ProviderError, ProviderEvent
 
 T = TypeVar("T")
+E = TypeVar("E", bound="Encodable")
 
 MAX_MESSAGE = 300
 
@@ -103,20 +104,31 @@ async def sdk_errors_translated(
         raise translated
 
 
-def encoded_once(item: HistoryItem, provider: str, encode: Callable[[Any], T]) -> T:
+class Encodable(Protocol):
+    """A value whose wire forms are kept on it (history items, tool specs)."""
+
+    @property
+    def wire(self) -> dict[str, Any]: ...
+
+
+def encoded_once(item: E, provider: str, encode: Callable[[E], T]) -> T:
     """``encode(item)`` for ``provider``, computed on the item's first request and
-    kept on the item for the turn's later steps."""
+    kept on the item for later requests."""
     if provider not in item.wire:
         item.wire[provider] = encode(item)
-    return item.wire[provider]
+    return cast(T, item.wire[provider])
 
 
 def json_dumps(value: Any) -> bytes:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode()
 
 
-def json_body(fields: Mapping[str, Any], name: str, encoded: Iterable[bytes]) -> bytes:
-    """The JSON object of ``fields`` and, last, ``name``: a list of values that are
-    already JSON (empty pieces left out)."""
-    head = json_dumps({**{k: v for k, v in fields.items() if k != name}, name: []})
-    return head[: -len(b"[]}")] + b"[" + b",".join(p for p in encoded if p) + b"]}"
+def json_body(fields: Mapping[str, Any], lists: Mapping[str, Iterable[bytes]]) -> bytes:
+    """The JSON object of ``fields``, then of ``lists``: by name, lists of values
+    that are already JSON (empty pieces left out)."""
+    body = json_dumps(dict(fields))[:-1]  # without its closing brace
+    for name, encoded in lists.items():
+        if len(body) > 1:
+            body += b","
+        body += json_dumps(name) + b":[" + b",".join(p for p in encoded if p) + b"]"
+    return body + b"}"

@@ -18,6 +18,7 @@ from agents.providers.base import (
 from tests.agents.provider_kit import (
     PAYLOAD,
     PROVIDERS,
+    TOOLS,
     last_body,
     open_provider,
     request_with,
@@ -145,12 +146,12 @@ async def test_anthropic_merges_consecutive_user_items(fake: FakeLLM) -> None:
 @pytest.mark.anyio
 @pytest.mark.parametrize("provider_name", ["openai", "anthropic"])
 @pytest.mark.parametrize("streaming", [True, False])
-async def test_history_items_are_encoded_once_and_sent_as_encoded_afresh(
+async def test_history_items_and_tools_are_encoded_once_and_sent_as_afresh(
     fake: FakeLLM, provider_name: str, streaming: bool
 ) -> None:
-    """A turn sends its whole history on every step: each item is encoded on its
-    first request and reused after, and what is sent is what encoding the same
-    history from scratch sends."""
+    """A turn sends its whole history and its tools on every step: each item and
+    tool spec is encoded on its first request and reused after, and what is sent
+    is what encoding the same history and tools from scratch sends."""
     fake.script(provider_name, [Step(text="ok")] * 3)
     history = (
         UserText("¿carbohidratos del arroz?"),
@@ -161,8 +162,13 @@ async def test_history_items_are_encoded_once_and_sent_as_encoded_afresh(
     async with open_provider(provider_name, fake.base_url, streaming=streaming) as p:
         await run_step(p, request_with(*history[:3]))
         encoded = [item.wire[provider_name] for item in history[:3]]
+        tools = [spec.wire[provider_name] for spec in TOOLS]
         await run_step(p, request_with(*history))
         assert [item.wire[provider_name] for item in history[:3]] == encoded
+        assert all(
+            spec.wire[provider_name] is before
+            for spec, before in zip(TOOLS, tools, strict=True)
+        )
         assert all(
             after is before
             for after, before in zip(
@@ -170,7 +176,8 @@ async def test_history_items_are_encoded_once_and_sent_as_encoded_afresh(
             )
         )
         afresh = tuple(dataclasses.replace(item, wire={}) for item in history)
-        await run_step(p, request_with(*afresh))
+        new_tools = tuple(dataclasses.replace(spec, wire={}) for spec in TOOLS)
+        await run_step(p, request_with(*afresh, tools=new_tools))
     *_, reused, from_scratch = fake.requests[provider_name]
     assert reused.body == from_scratch.body
     assert reused.body["stream"] is streaming

@@ -105,6 +105,8 @@ def test_the_offered_specs_are_only_the_offered_tools():
     specs = offered_tools(agent, None).specs()
     assert [spec.name for spec in specs] == ["search_foods"]
     assert specs[0].parameters["additionalProperties"] is False
+    # The same spec object every turn, so what adapters encode of it is kept.
+    assert offered_tools(agent, None).specs()[0] is specs[0]
 
 
 def _registry(size):
