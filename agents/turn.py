@@ -46,7 +46,7 @@ from agents.providers.base import (
     ToolResults,
 )
 from agents.services import PROVIDER_KEYS
-from agents.verdict import verdict_cases, verdict_prefix
+from agents.verdict import counts_for_verdict, verdict_cases, verdict_prefix
 from gymnasia.gyms.selectors import business_today
 from tools.dispatcher import CallContext, dispatch_tool_call
 from tools.models import ToolCallLog
@@ -167,7 +167,9 @@ class TurnState:
     conversation: Conversation
     selection: ToolSelection
     history: list[HistoryItem]
-    calls: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    #: The turn's calls of write tools and their results, which R10 judges (reads
+    #: never count, and a turn may make hundreds).
+    writes: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
     messages: list[Message] = field(default_factory=list)
     #: Rows of steps none of whose calls could act (reads, calls refused before
     #: running), kept until the turn next writes anything: the whole turn's steps
@@ -273,7 +275,7 @@ async def _loop(
     conversation = state.conversation
     steps_left = conversation.agent.max_tool_steps
     while True:
-        prefix = verdict_prefix(verdict_cases(state.calls), conversation.language)
+        prefix = verdict_prefix(verdict_cases(state.writes), conversation.language)
         request = ModelRequest(
             instructions=instructions, history=tuple(state.history), tools=tools
         )
@@ -290,7 +292,7 @@ async def _loop(
                 state.waiting_taken(),
                 Message.Role.ASSISTANT,
                 reply,
-                {"model_text": step.text, "verdict": verdict_cases(state.calls)},
+                {"model_text": step.text, "verdict": verdict_cases(state.writes)},
             )
             await emit("message", message_json(message))
             return
@@ -391,7 +393,8 @@ def _tools_run(
     results = []
     for call in step.tool_calls:
         result = _dispatch(state, call, step_message, unstored)
-        state.calls.append((call.name, dict(result.payload)))
+        if counts_for_verdict(call.name):
+            state.writes.append((call.name, dict(result.payload)))
         results.append(result)
     results_message = Message(
         conversation=state.conversation,

@@ -67,15 +67,19 @@ def _case(payload: Mapping[str, Any]) -> str | None:
     return NOT_DONE
 
 
+def counts_for_verdict(name: str) -> bool:
+    """Whether a call of the tool ``name`` is judged by R10: a write tool's."""
+    tool = published_registry().get(name)
+    return tool is not None and tool.is_write
+
+
 def verdict_cases(calls: Iterable[tuple[str, Mapping[str, Any]]]) -> list[str]:
     """The cases that apply to a turn's tool calls, given as (tool name, result
     payload) in the order they ran; reads and unknown names do not count."""
-    registry = published_registry()
     last: dict[str, str | None] = {}
     always: set[str] = set()
     for name, payload in calls:
-        tool = registry.get(name)
-        if tool is None or not tool.is_write:
+        if not counts_for_verdict(name):
             continue
         case = _case(payload)
         last[name] = case
