@@ -150,8 +150,30 @@ def run(database_url: str, repeats: int) -> None:
             clock.seconds["waited"] = clock.seconds.get("waited", 0.0) + elapsed
 
     turn.db_call = timed_db_call  # type: ignore[assignment]
+    # Every turn in one event loop, as a server runs them (a loop of its own per
+    # turn would add the loop's start and shutdown to each).
+    totals = asyncio.run(_turns(agent, clock, repeats))
+    for name in ("openai", "anthropic"):
+        (turn_10, harness_10), (turn_40, harness_40) = (
+            totals[name, 10],
+            totals[name, 40],
+        )
+        print(
+            f"{name:9} a further call (the 40-call turn less the 10-call one, over "
+            f"30): {(turn_40 - turn_10) / 30:.2f} ms; the harness alone "
+            f"{(harness_40 - harness_10) / 30:.2f} ms"
+        )
+
+
+async def _turns(
+    agent: Any, clock: PartClock, repeats: int
+) -> dict[tuple[str, int], tuple[float, float]]:
+    """Runs the turns and prints their figures; returns, by provider and number
+    of calls, a turn's median time and that of the harness alone, in ms."""
+    import agents.turn as turn
     from agents.conversations import conversation_start
 
+    totals = {}
     for name in ("openai", "anthropic"):
         for calls in (1, 10, 40):
             per_call, harness, database_share = [], [], []
@@ -159,10 +181,12 @@ def run(database_url: str, repeats: int) -> None:
             for _ in range(repeats):
                 endpoint = FakeEndpoint(name, _model(calls))
                 turn.provider_for = lambda agent, conversation, e=endpoint: e.provider  # type: ignore[assignment]
-                conversation = conversation_start(agent=agent, member=None)
+                conversation = await asyncio.to_thread(
+                    conversation_start, agent=agent, member=None
+                )
                 clock.seconds.clear()
                 started = time.perf_counter()
-                messages = asyncio.run(turn.turn_run(conversation, "busca arroz"))
+                messages = await turn.turn_run(conversation, "busca arroz")
                 elapsed = time.perf_counter() - started - endpoint.seconds
                 if messages[-1].text != "Listo.":
                     raise AssertionError(messages[-1].text)
@@ -188,6 +212,10 @@ def run(database_url: str, repeats: int) -> None:
                 f"work left out) {statistics.median(harness):5.2f} ms; "
                 f"{statistics.median(database_share):.0%} of it database work"
             )
+            totals[name, calls] = (
+                statistics.median(per_call) * calls,
+                statistics.median(harness) * calls,
+            )
         print(
             f"{name:9} turn of {calls:2} calls, a call's median time by part: "
             + ", ".join(
@@ -195,6 +223,7 @@ def run(database_url: str, repeats: int) -> None:
                 for key, label in PARTS
             )
         )
+    return totals
 
 
 def _history(provider: str, calls: int) -> tuple[Any, ...]:
