@@ -97,6 +97,13 @@ def test_sequential_tool_calls_benchmark_runs():
     for _, *parts in breakdown:
         storage, search = float(parts[0]), float(parts[1])
         assert storage > 0 and search > 0, output  # both were timed in the turn
+    further = re.findall(
+        r"^(openai|anthropic) +a further call \(the 40-call turn less the 10-call "
+        r"one, over 30\): -?[\d.]+ ms; the harness alone -?[\d.]+ ms$",
+        output,
+        flags=re.MULTILINE,
+    )
+    assert further == ["openai", "anthropic"], output
     by_history = re.findall(
         r"^(openai|anthropic) +one request, history of 0 calls [\d.]+ ms, "
         r"10 calls [\d.]+ ms, 40 calls [\d.]+ ms, 100 calls [\d.]+ ms$",

@@ -10,7 +10,12 @@ harness alone: the same with the catalog's search (the tool's own work) left out
 too. For the turn of 40 calls it also prints where a call's time goes: the rows
 written (the step and results messages, the log row), the catalog's search, the
 rest of the work in the database thread, the hand-off to that thread, and what is
-left on the event loop (the provider request and the loop).
+left on the event loop (the provider request and the loop). Last, what one more
+sequential call costs: the 40-call turn less the 10-call one, over 30 (a turn's
+fixed cost, its start and its reply, weighs on the per-call figure of a short turn).
+
+The turns run as a server runs them: in one event loop, through one adapter and
+SDK client per provider.
 
 Then, apart, one request with a history of 0, 10, 40 and 100 calls already made:
 what the adapter and the SDK cost per request as the history grows.
@@ -82,13 +87,21 @@ class FakeEndpoint:
         from agents.providers.openai import OpenAIProvider
         from tests.fakes.llm_server import FakeLLM, in_process_transport
 
-        fake = FakeLLM()
-        fake.script(name, script)
-        self._handle = in_process_transport(fake, name).handler  # type: ignore[arg-type]
+        self.name = name
+        self.fake = FakeLLM()
+        self.fake.script(name, script)
+        self._handle = in_process_transport(self.fake, name).handler  # type: ignore[arg-type]
         self.seconds = 0.0
         client = httpx2.AsyncClient(transport=httpx2.MockTransport(self._timed))
         kind: Any = OpenAIProvider if name == "openai" else AnthropicProvider
         self.provider = kind(api_key="sk-bench", model="m", http_client=client)
+
+    def script(self, script: Any) -> None:
+        """Answer the next requests with ``script``, from a fresh count (and
+        without the earlier requests' records)."""
+        self.fake.reset()
+        self.fake.script(self.name, script)
+        self.seconds = 0.0
 
     def _timed(self, request: Any) -> Any:
         started = time.perf_counter()
@@ -175,12 +188,14 @@ async def _turns(
 
     totals = {}
     for name in ("openai", "anthropic"):
+        # One adapter and SDK client for every turn, as a server shares them.
+        endpoint = FakeEndpoint(name, _model(0))
+        turn.provider_for = lambda agent, conversation, e=endpoint: e.provider  # type: ignore[assignment]
         for calls in (1, 10, 40):
             per_call, harness, database_share = [], [], []
             parts: dict[str, list[float]] = {key: [] for key, _ in PARTS}
             for _ in range(repeats):
-                endpoint = FakeEndpoint(name, _model(calls))
-                turn.provider_for = lambda agent, conversation, e=endpoint: e.provider  # type: ignore[assignment]
+                endpoint.script(_model(calls))
                 conversation = await asyncio.to_thread(
                     conversation_start, agent=agent, member=None
                 )
