@@ -58,7 +58,9 @@ _running: set[asyncio.Task[Any]] = set()
 
 
 def error(status: int, code: str, detail: str) -> JsonResponse:
-    return JsonResponse({"error": code, "detail": detail}, status=status)
+    response = JsonResponse({"error": code, "detail": detail}, status=status)
+    response["Content-Language"] = "en"  # the detail is for developers, in English
+    return response
 
 
 def _allowed(key: str, limit: int) -> bool:
@@ -102,25 +104,27 @@ def _body(request: HttpRequest) -> dict[str, Any] | None:
 
 def _start(
     agent_key: Any, identity_token: Any
-) -> tuple[int, dict[str, Any], Agent | None]:
+) -> tuple[int, dict[str, Any], Agent | None, str]:
+    """The answer to a new conversation: its status, body and agent, and the
+    language the conversation is held in ("" when none was started)."""
     if not isinstance(agent_key, str) or not agent_key:
         detail = "'agent' must be an agent's public key."
-        return 400, {"error": "bad_request", "detail": detail}, None
+        return 400, {"error": "bad_request", "detail": detail}, None, ""
     agent = (
         Agent.objects.select_related("business").filter(public_key=agent_key).first()
     )
     if agent is None:
         detail = "No agent has that public key."
-        return 404, {"error": "not_found", "detail": detail}, None
+        return 404, {"error": "not_found", "detail": detail}, None, ""
     member = None
     if identity_token is not None:
         if not isinstance(identity_token, str) or not identity_token:
             detail = "'identity_token' must be a string."
-            return 400, {"error": "bad_request", "detail": detail}, agent
+            return 400, {"error": "bad_request", "detail": detail}, agent, ""
         try:
             member = identity_member(agent=agent, token=identity_token)
         except IdentityRefused as refusal:
-            return 401, {"error": "unauthorized", "detail": str(refusal)}, agent
+            return 401, {"error": "unauthorized", "detail": str(refusal)}, agent, ""
     conversation = conversation_start(agent=agent, member=member)
     token, expires_at = conversation_token(conversation)
     answer = {
@@ -129,7 +133,7 @@ def _start(
         "expires_at": expires_at.isoformat(),
         "member": member.external_id if member else None,
     }
-    return 201, answer, agent
+    return 201, answer, agent, conversation.language
 
 
 def _origin_listed(origin: str) -> bool:
@@ -188,10 +192,15 @@ async def conversations(request: HttpRequest) -> HttpResponseBase:
     body = _body(request)
     if body is None:
         return await _cors(request, error(400, "bad_request", BODY_REFUSED))
-    status, answer, agent = await db_call(
+    status, answer, agent, language = await db_call(
         _start, body.get("agent"), body.get("identity_token")
     )
-    return await _cors(request, JsonResponse(answer, status=status), agent)
+    response = JsonResponse(answer, status=status)
+    if language:
+        # The language the assistant will answer in (the member's, else the
+        # agent's), so that a client can label itself to match.
+        response["Content-Language"] = language
+    return await _cors(request, response, agent)
 
 
 def _authorize(
@@ -227,6 +236,8 @@ async def messages(request: HttpRequest, conversation_id: str) -> HttpResponseBa
         agent = await db_call(_conversation_agent, conversation_id)
         return await _cors(request, found, agent)
     answer = await _answer(request, found)
+    if answer.status_code == 200:
+        answer["Content-Language"] = found.language
     return await _cors(request, answer, found.agent)
 
 

@@ -228,8 +228,18 @@ def openapi_document(*, server_url: str) -> dict[str, Any]:
         "description": "The conversation's id, as the start answered it.",
         "schema": {"type": "string"},
     }
+    language = {
+        "Content-Language": {
+            "description": (
+                "The conversation's language (`es`, `en`): the member's when "
+                "known, else the agent's. The assistant answers in it."
+            ),
+            "schema": {"type": "string"},
+        }
+    }
     messages_200 = {
         "description": "The messages.",
+        "headers": language,
         "content": {JSON: {"schema": _ref("Messages")}},
     }
     return {
@@ -262,6 +272,7 @@ def openapi_document(*, server_url: str) -> dict[str, Any]:
                             "description": (
                                 "Started: the conversation and its bearer token."
                             ),
+                            "headers": language,
                             "content": {JSON: {"schema": _ref("Conversation")}},
                         },
                         "400": _error_response(400),
@@ -297,6 +308,7 @@ def openapi_document(*, server_url: str) -> dict[str, Any]:
                                 "and the assistant message it added, in order.\n\n"
                                 + EVENTS_DESCRIPTION
                             ),
+                            "headers": language,
                             "content": {
                                 JSON: {"schema": _ref("Messages")},
                                 EVENT_STREAM: {"schema": _ref("Event")},

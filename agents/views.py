@@ -15,6 +15,7 @@ from django.http import (
     HttpResponseRedirect,
 )
 from django.shortcuts import get_object_or_404, render
+from django.utils.formats import number_format
 from django.utils.translation import gettext, override
 from django.views.decorators.clickjacking import xframe_options_exempt
 from django.views.decorators.http import require_safe
@@ -52,43 +53,51 @@ def answers_offline(agent: Agent) -> bool:
     )
 
 
-def _panel_strings(agent: Agent) -> dict[str, str]:
-    return {
-        "open": gettext("Open the chat"),
-        "close": gettext("Close the chat"),
-        "send": gettext("Send"),
-        "placeholder": gettext("Write your message"),
-        "greeting": gettext("Hello, I am %(name)s. How can I help you?")
-        % {"name": agent.name},
-        "typing": gettext("The assistant is writing…"),
-        "working": gettext("The assistant is checking…"),
-        "you": gettext("You"),
-        "assistant": gettext("Assistant"),
-        "notice": gettext("Notice"),
-        "waits": gettext("Waiting for staff"),
-        "not_done": gettext("Not done"),
-        "not_confirmed": gettext("Not confirmed: staff will check"),
-        "unread": gettext("new messages"),
-        "identity_refused": gettext(
-            "We could not confirm who you are. Sign in again on the gym's website "
-            "and reload the page."
-        ),
-        "expired": gettext(
-            "This conversation has expired. Send your message again to start a new one."
-        ),
-        "rate_limited": gettext(
-            "You are sending messages too quickly. Please wait a minute."
-        ),
-        "too_long": gettext("Your message is too long (at most %(limit)s characters).")
-        % {"limit": f"{MAX_TEXT:,}".replace(",", ".")},
-        "not_found": gettext("This assistant is not available on this site."),
-        "failed": gettext(
-            "The message could not be sent. Check your connection and try again."
-        ),
-        "connection_lost": gettext(
-            "The connection was interrupted; the reply will appear here when it is ready."
-        ),
-    }
+def _panel_strings(agent: Agent, language: str) -> dict[str, str]:
+    """The panel's words in ``language``."""
+    with override(language):
+        return {
+            "open": gettext("Open the chat"),
+            "conversation": gettext("Conversation"),
+            "offline": gettext(
+                "Demo mode: an offline demo model answers, not an AI provider."
+            ),
+            "close": gettext("Close the chat"),
+            "send": gettext("Send"),
+            "placeholder": gettext("Write your message"),
+            "greeting": gettext("Hello, I am %(name)s. How can I help you?")
+            % {"name": agent.name},
+            "typing": gettext("The assistant is writing…"),
+            "working": gettext("The assistant is checking…"),
+            "you": gettext("You"),
+            "assistant": gettext("Assistant"),
+            "notice": gettext("Notice"),
+            "waits": gettext("Waiting for staff"),
+            "not_done": gettext("Not done"),
+            "not_confirmed": gettext("Not confirmed: staff will check"),
+            "unread": gettext("new messages"),
+            "identity_refused": gettext(
+                "We could not confirm who you are. Sign in again on the gym's website "
+                "and reload the page."
+            ),
+            "expired": gettext(
+                "This conversation has expired. Send your message again to start a new one."
+            ),
+            "rate_limited": gettext(
+                "You are sending messages too quickly. Please wait a minute."
+            ),
+            "too_long": gettext(
+                "Your message is too long (at most %(limit)s characters)."
+            )
+            % {"limit": number_format(MAX_TEXT, force_grouping=True)},
+            "not_found": gettext("This assistant is not available on this site."),
+            "failed": gettext(
+                "The message could not be sent. Check your connection and try again."
+            ),
+            "connection_lost": gettext(
+                "The connection was interrupted; the reply will appear here when it is ready."
+            ),
+        }
 
 
 @xframe_options_exempt
@@ -108,7 +117,12 @@ def widget_page(request: HttpRequest, public_key: str) -> HttpResponse:
                 case: [SENTENCES[language][case] for language in SENTENCES]
                 for case in CASES
             },
-            "strings": _panel_strings(agent),
+            # The panel speaks the conversation's language: the agent's until the
+            # API names another (the member's), so it has the words of each.
+            "language": agent.language,
+            "strings": {
+                code: _panel_strings(agent, code) for code, _ in settings.LANGUAGES
+            },
         }
         response = render(
             request,

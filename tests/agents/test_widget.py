@@ -3,6 +3,7 @@ widget, who may read the API from another site, rate limits, the demo gym site."
 
 from __future__ import annotations
 
+import json
 import time
 from io import StringIO
 
@@ -132,6 +133,24 @@ def test_widget_page_is_in_the_agents_language_and_says_when_offline(client, age
     assert f'<h1 id="panel-title">{agent.name}</h1>' in page
     assert "Abrir el chat" in page
     assert 'id="offline-note"' in page
+
+
+def test_widget_page_has_its_words_in_each_language(client, agent):
+    """The panel starts in the agent's language and holds the words of each
+    language, for a member who speaks another (numbers written in each)."""
+    page = client.get(f"/widget/{agent.public_key}/").content.decode()
+    config = json.loads(
+        page.split('id="widget-config" type="application/json">')[1].split("</script>")[
+            0
+        ]
+    )
+
+    assert config["language"] == "es"
+    assert set(config["strings"]) == {"es", "en"}
+    assert config["strings"]["es"]["send"] == "Enviar"
+    assert config["strings"]["en"]["send"] == "Send"
+    assert "4\xa0000" in config["strings"]["es"]["too_long"]
+    assert "4,000" in config["strings"]["en"]["too_long"]
 
 
 def test_widget_page_does_not_show_the_offline_note_with_a_provider_key(
@@ -300,6 +319,36 @@ def test_demo_site_signs_in_a_demo_member_as_a_gyms_back_end_would(client, agent
     )
     assert claims["sub"] == "socio-1002"
     assert time.time() < claims["exp"] <= time.time() + 3600
+
+
+def test_the_api_names_the_conversations_language(client, agent):
+    """Content-Language is the member's language when the gym has it (Emma's is
+    English at the Spanish demo gym), else the agent's."""
+    from agents.demo import demo_identity_token
+    from gymnasia.gyms.models import Member
+
+    emma = Member.objects.get(external_id="socio-1003")
+    token = demo_identity_token(agent=agent, member=emma)
+    hers = client.post(
+        "/api/v1/conversations",
+        {"agent": agent.public_key, "identity_token": token},
+        content_type="application/json",
+    )
+    visitors = start(client, agent)
+
+    assert (hers.status_code, hers["Content-Language"]) == (201, "en")
+    assert (visitors.status_code, visitors["Content-Language"]) == (201, "es")
+    sent = send(client, hers, "How is my membership?")
+    assert (sent.status_code, sent["Content-Language"]) == (200, "en")
+    data = hers.json()
+    read = client.get(
+        f"/api/v1/conversations/{data['conversation']}/messages",
+        headers={"Authorization": f"Bearer {data['token']}"},
+    )
+    assert (read.status_code, read["Content-Language"]) == (200, "en")
+    refused = client.get(f"/api/v1/conversations/{data['conversation']}/messages")
+    # An error's detail is English, whatever the conversation's language.
+    assert (refused.status_code, refused["Content-Language"]) == (401, "en")
 
 
 def test_demo_sites_expired_sign_in_is_refused_by_the_api(client, agent, row_counts):

@@ -378,3 +378,40 @@ def test_a_page_signs_a_member_in_with_gymnasia_identify(app, browser):
 
     assert "Cuota mensual" in reply.inner_text()  # the member's own plan
     page.close()
+
+
+def test_widget_speaks_the_members_language_once_the_conversation_starts(app, browser):
+    """A member whose language is not the agent's (Emma, English, at the Spanish
+    demo gym) reads the panel in English once her conversation starts, and again
+    after a reload; a visitor on the same page then reads it in Spanish."""
+    from playwright.sync_api import expect
+
+    base, _, _ = app
+    page = browser.new_context(locale="es-ES").new_page()
+    page.goto(site(base, "?member=socio-1003"))
+    frame = widget(page)
+    expect(frame.locator("#text")).to_have_attribute(
+        "placeholder", "Escribe tu mensaje", timeout=10_000
+    )
+
+    frame = open_widget(page)
+    expect(frame.locator("#send")).to_have_text("Send")
+    expect(frame.locator("#text")).to_have_attribute(
+        "placeholder", "Write your message"
+    )
+    expect(frame.locator("#greeting")).to_contain_text("How can I help you?")
+    expect(frame.locator("html")).to_have_attribute("lang", "en")
+    reply = ask(frame, "How is my membership?")
+    assert "Cuota mensual" in reply.inner_text()
+    expect(frame.locator("#log li[data-role=member]")).to_contain_text("You:")
+
+    page.reload()
+    frame = widget(page)
+    expect(frame.locator("#send")).to_have_text("Send")
+    expect(frame.locator("#close")).to_have_attribute("aria-label", "Close the chat")
+
+    page.goto(site(base))
+    frame = open_widget(page)
+    expect(frame.locator("#send")).to_have_text("Enviar")
+    expect(frame.locator("html")).to_have_attribute("lang", "es")
+    page.context.close()

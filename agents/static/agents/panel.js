@@ -9,7 +9,8 @@
   "use strict";
 
   var config = JSON.parse(document.getElementById("widget-config").textContent);
-  var S = config.strings;
+  var language = config.language;
+  var S = config.strings[language];
   var $ = function (id) { return document.getElementById(id); };
   var launcher = $("launcher"), panel = $("panel"), closeButton = $("close");
   var log = $("log"), live = $("live"), typing = $("typing"), typingText = $("typing-text");
@@ -47,6 +48,7 @@
       tellParent({ type: "gymnasia:title", title: config.name });
       if (data.session && data.session.conversation && data.session.token) {
         session = data.session;
+        speak(session.language);
         loadHistory();
       }
       if (data.open) setOpen(true, false);
@@ -74,7 +76,25 @@
     shown = {};
     lastId = null;
     while (log.firstChild) log.removeChild(log.firstChild);
+    speak(config.language);
     tellParent({ type: "gymnasia:forget" });
+  }
+
+  // The panel's own words in the conversation's language, which the API names
+  // (Content-Language): the member's when the gym has it, else the agent's.
+  function speak(code) {
+    if (!config.strings[code] || code === language) return;
+    language = code;
+    S = config.strings[code];
+    document.documentElement.lang = code;
+    $("greeting").textContent = S.greeting;
+    closeButton.setAttribute("aria-label", S.close);
+    log.setAttribute("aria-label", S.conversation);
+    $("text-label").textContent = S.placeholder;
+    input.placeholder = S.placeholder;
+    sendButton.textContent = S.send;
+    if ($("offline-note")) $("offline-note").textContent = S.offline;
+    showUnread();
   }
 
   // ---- opening and closing --------------------------------------------------------
@@ -289,6 +309,8 @@
       return response.json().catch(function () { return {}; }).then(function (data) {
         if (response.status === 201) {
           session = data;
+          session.language = response.headers.get("Content-Language") || config.language;
+          speak(session.language);
           rememberSession();
           return true;
         }
