@@ -49,7 +49,7 @@ def test_remove_a_food_from_the_diary_removes_that_entry(client, agent):
 
 def test_remove_a_meal_says_it_in_good_spanish(client, agent):
     started = member_conversation(client, agent)
-    send(client, started, "Añade 80 g de pan a mi desayuno")
+    send(client, started, "Añade 80 g de pan blanco a mi desayuno")
 
     reply = reply_to(send(client, started, "Borra el desayuno de hoy"))
 
@@ -85,7 +85,7 @@ def test_an_english_speaking_member_finds_the_catalogs_foods_by_english_names(
 def test_negative_grams_are_refused_not_logged_as_positive(client, agent):
     started = member_conversation(client, agent)
 
-    reply = reply_to(send(client, started, "Añade -50 g de arroz a mi cena"))
+    reply = reply_to(send(client, started, "Añade -50 g de arroz blanco a mi cena"))
 
     assert reply.startswith(SENTENCES["es"]["not_done"])
     assert not MealEntry.objects.exists()
@@ -97,7 +97,7 @@ def test_remove_a_food_named_by_an_alias_finds_it_through_the_catalog(client, ag
     """Emma logged "chicken"; her diary says "Pechuga de pollo a la plancha"."""
     started = start(client, agent, identity_token=identity(agent, sub="socio-1003"))
     send(client, started, "Add 200 g of chicken to my dinner")
-    send(client, started, "Add 100 g of rice to my dinner")
+    send(client, started, "Add 100 g of white rice to my dinner")
 
     reply = reply_to(send(client, started, "Remove the chicken from my diary"))
 
@@ -121,6 +121,38 @@ def test_yesterdays_diary(client, agent):
 
     assert reply.startswith(f"Tu diario del {yesterday.isoformat()}:")
     assert "- Cena: Manzana, 150 g" in reply
+
+
+def test_a_food_the_catalog_has_several_of_is_asked_which(client, agent):
+    """ "Arroz" is white or brown rice: the demo model logs neither until the
+    member names one, and then logs that one."""
+    started = member_conversation(client, agent)
+
+    asked = reply_to(send(client, started, "Añade 150 g de arroz a mi desayuno"))
+
+    assert asked == (
+        "Hay varios en el catálogo: Arroz blanco (cocido), Arroz integral "
+        "(cocido). ¿Cuál anoto? Dímelo con su nombre, por ejemplo: «añade 150 g "
+        "de Arroz blanco (cocido) al desayuno»."
+    )
+    assert not MealEntry.objects.exists()
+    assert not ToolCallLog.objects.filter(tool_name="add_food_to_meal").exists()
+
+    send(client, started, "Añade 150 g de arroz integral al desayuno")
+    send(client, started, "Add 100 g of Arroz blanco (cocido) to my dinner")
+
+    assert sorted(e.food.name for e in MealEntry.objects.all()) == [
+        "Arroz blanco (cocido)",
+        "Arroz integral (cocido)",
+    ]
+
+
+def test_an_english_name_of_one_food_logs_it_without_asking(client, agent):
+    started = start(client, agent, identity_token=identity(agent, sub="socio-1003"))
+
+    reply = reply_to(send(client, started, "Add 120 g of brown rice to my lunch"))
+
+    assert reply.startswith("Logged: 120 g of Arroz integral (cocido) for lunch on ")
 
 
 def test_a_food_without_grams_is_asked_for_them(client, agent):
@@ -148,7 +180,7 @@ def test_words_the_app_cannot_translate_are_quoted_as_the_systems(client, agent)
     after the R10 sentence, never passed off as the assistant's own Spanish."""
     started = member_conversation(client, agent)
 
-    reply = reply_to(send(client, started, "Añade 0 g de pan a mi desayuno"))
+    reply = reply_to(send(client, started, "Añade 0 g de pan blanco a mi desayuno"))
 
     assert reply == (
         SENTENCES["es"]["not_done"] + "\n\nNo se ha podido: "
@@ -160,7 +192,9 @@ def test_a_failed_change_is_told_in_her_language(client, agent):
     started = member_conversation(client, agent)
 
     with inject_fault("nutrition", Fault.STORAGE_FAILURE):
-        reply = reply_to(send(client, started, "Añade 80 g de pan a mi desayuno"))
+        reply = reply_to(
+            send(client, started, "Añade 80 g de pan blanco a mi desayuno")
+        )
 
     assert reply == (
         SENTENCES["es"]["not_done"] + "\n\nHa fallado; no se ha cambiado nada."

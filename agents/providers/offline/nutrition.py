@@ -189,27 +189,38 @@ class NutritionIntents(Intents):
                 'How many grams? For example: "add 150 g of apple to my snack".',
             ), []
         meal = next((MEALS[w] for w in MEALS if has(said, w)), "snack")
+        after = said[grams.end() :]
+        words = [w for w in re.findall(r"[a-z]+", after) if w not in STOPWORDS]
+        words = [
+            w
+            for w in words
+            if w not in MEALS and w not in ("al", "a", "to", "my", "mi")
+        ]
+        if not words:
+            return None
         if "search_foods" not in results:
-            after = said[grams.end() :]
-            words = [w for w in re.findall(r"[a-z]+", after) if w not in STOPWORDS]
-            words = [
-                w
-                for w in words
-                if w not in MEALS and w not in ("al", "a", "to", "my", "mi")
-            ]
-            if not words:
-                return None
             return self._unavailable("add_food_to_meal", offered) or self._call(
                 "search_foods", {"query": words[0]}
             )
-        found = results["search_foods"][-1]
+        searches = results["search_foods"]
+        found = searches[0]
         if found.get("status") != "ok":
             return self._t(
                 "No he encontrado ese alimento en el catálogo.",
                 "I could not find that food in the catalog.",
             ), []
         if "add_food_to_meal" not in results:
-            food = found["foods"][0]
+            foods = _named(found["foods"], words)
+            if len(foods) > 1 and len(words) > 1:
+                # "white rice": the catalog, with every word, may know which.
+                if len(searches) == 1:
+                    return self._call("search_foods", {"query": " ".join(words)})
+                narrowed = searches[-1]
+                if narrowed.get("status") == "ok" and len(narrowed["foods"]) == 1:
+                    foods = narrowed["foods"]
+            if len(foods) > 1:  # never a guess: the member says which
+                return self._which_food(foods, grams.group(0), meal), []
+            food = foods[0]
             return self._call(
                 "add_food_to_meal",
                 {
@@ -231,3 +242,25 @@ class NutritionIntents(Intents):
                 f"on {entry['date']}.",
             ), []
         return self._failure(result), []
+
+    def _which_food(self, foods: list[dict[str, Any]], grams: str, meal: str) -> str:
+        """Several foods match: which one, and how to say it."""
+        names = ", ".join(food["name"] for food in foods[:5])
+        first = foods[0]["name"]
+        said = self._meal(meal, in_a_sentence=True)
+        to_meal = (
+            "al " + said.removeprefix("el ") if said.startswith("el ") else "a " + said
+        )
+        return self._t(
+            f"Hay varios en el catálogo: {names}. ¿Cuál anoto? Dímelo con su "
+            f"nombre, por ejemplo: «añade {grams} de {first} {to_meal}».",
+            f"The catalog has several: {names}. Which one shall I log? Tell me "
+            f'its name, for example: "add {grams} of {first} to my {said}".',
+        )
+
+
+def _named(foods: list[dict[str, Any]], words: list[str]) -> list[dict[str, Any]]:
+    """The foods whose names have every word the member said ("arroz integral"),
+    or all of those the catalog found when no name has them (an English alias)."""
+    named = [f for f in foods if all(has(fold(f["name"]), word) for word in words)]
+    return named or foods
