@@ -37,7 +37,7 @@ from approvals.services import (
 from gymnasia.errors import Conflict, InvalidValue, NotFound
 from gymnasia.gyms.models import StaffRole
 from tools.models import Handoff
-from tools.presentation import call_steps_described
+from tools.presentation import arguments_described, call_steps_described
 from tools.registry import published_registry
 from tools.services import handoff_resolve
 
@@ -65,6 +65,7 @@ def _rows(actions: list[PendingAction]) -> list[dict[str, Any]]:
             "title": tool_title(a.tool_name),
             "excerpt": excerpts[a.conversation_key, a.tool_call.message_key],
             "steps": call_steps_described(a.tool_call.steps),
+            "arguments": arguments_described(a.arguments),
         }
         for a in actions
     ]
@@ -176,7 +177,14 @@ def handoffs(request: HtmxHttpRequest) -> HttpResponse:
     cases = handoffs_for_staff(user=user, status=status)
     excerpts = conversation_excerpts(requests=[_turn_of(h) for h in cases])
     context = {
-        "rows": [{"handoff": h, "excerpt": excerpts[_turn_of(h)]} for h in cases],
+        "rows": [
+            {
+                "handoff": h,
+                "excerpt": excerpts[_turn_of(h)],
+                "arguments": arguments_described(h.tried.get("arguments") or {}),
+            }
+            for h in cases
+        ],
         "status": status,
         "resolutions": Handoff.Resolution.choices,
         "refresh_seconds": INBOX_REFRESH_SECONDS,

@@ -35,6 +35,14 @@ LATER_STEPS = {
 }
 
 
+def arguments_described(arguments: Mapping[str, Any]) -> list[tuple[str, str, Any]]:
+    """A call's arguments for staff: (label in words, argument name, value)."""
+    return [
+        (str(ARGUMENT_LABELS.get(key, key)), key, value)
+        for key, value in arguments.items()
+    ]
+
+
 def call_step_described(step: Mapping[str, Any]) -> str:
     """One step of a call's verification log, in words."""
     name = step.get("step")

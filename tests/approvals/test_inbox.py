@@ -44,6 +44,17 @@ def test_the_inbox_lists_the_gyms_pending_requests(staff_client, world, settings
     assert world.day(10) in page
 
 
+def test_a_requests_arguments_are_named_in_words(staff_client, world, settings):
+    """Staff read "Inicio" and "Fin", not the tool's argument names."""
+    settings.LANGUAGE_CODE = "es"
+    request_freeze(world)
+    page = staff_client.get("/inbox/", headers={"Accept-Language": "es"}).content
+    page = page.decode()
+    assert f'<span title="start">Inicio</span>: {world.day(10)}' in page
+    assert '<span title="end">Fin</span>:' in page
+    assert "<code>start</code>" not in page
+
+
 def test_the_list_refreshes_itself_as_a_fragment(staff_client, world):
     request_freeze(world)
     fragment = staff_client.get(
@@ -120,8 +131,11 @@ def test_a_handoff_is_settled_with_what_happened(staff_client, world):
             },
         )
     handoff = Handoff.objects.get()
-    page = staff_client.get("/inbox/handoffs/").content.decode()
+    page = staff_client.get(
+        "/inbox/handoffs/", headers={"Accept-Language": "en"}
+    ).content.decode()
     assert f'id="handoff-{handoff.pk}"' in page
+    assert '<span title="grams">Grams</span>: 40' in page  # what was tried
     staff_client.post(
         f"/inbox/handoffs/{handoff.pk}/resolve",
         {"resolution": "done", "note": "Lo vi en el diario"},
