@@ -184,7 +184,6 @@ async def _turns(
     """Runs the turns and prints their figures; returns, by provider and number
     of calls, a turn's median time and that of the harness alone, in ms."""
     import agents.turn as turn
-    from agents.conversations import conversation_start
 
     totals = {}
     for name in ("openai", "anthropic"):
@@ -196,9 +195,7 @@ async def _turns(
             parts: dict[str, list[float]] = {key: [] for key, _ in PARTS}
             for _ in range(repeats):
                 endpoint.script(_model(calls))
-                conversation = await asyncio.to_thread(
-                    conversation_start, agent=agent, member=None
-                )
+                conversation = await asyncio.to_thread(_conversation, agent)
                 clock.seconds.clear()
                 started = time.perf_counter()
                 messages = await turn.turn_run(conversation, "busca arroz")
@@ -239,6 +236,17 @@ async def _turns(
             )
         )
     return totals
+
+
+def _conversation(agent: Any) -> Any:
+    """A new visitor's conversation, loaded as the API loads it for a turn."""
+    from agents.conversations import conversation_start
+    from agents.models import Conversation
+
+    started = conversation_start(agent=agent, member=None)
+    return Conversation.objects.select_related("agent", "member", "business").get(
+        pk=started.pk
+    )
 
 
 def _history(provider: str, calls: int) -> tuple[Any, ...]:
