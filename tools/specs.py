@@ -100,8 +100,10 @@ PUBLISHED: list[ToolDeclaration] = [
         description=(
             "List the gym's classes between two dates (at most 31 days) that have "
             "not started yet, each with its session_id, start and end in the gym's "
-            "local time, instructor, room and places left. Optionally filter by class "
-            "type, e.g. 'spinning'. Use it before booking (you need the session_id)."
+            "local time, instructor, room and places left, and for a verified member "
+            "member_booked (whether the member already has a place in it). Optionally "
+            "filter by class type, e.g. 'spinning'. Use it before booking (you need the "
+            "session_id)."
         ),
         parameters=_object(
             {

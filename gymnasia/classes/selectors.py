@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime
 
-from django.db.models import Count, Q, QuerySet
+from django.db.models import Count, Exists, OuterRef, Q, QuerySet
 from django.utils import timezone
 
 from gymnasia.classes.models import Booking, ClassSession
@@ -17,10 +17,12 @@ def class_sessions_between(
     date_from: datetime.date,
     date_to: datetime.date,
     class_type: str | None = None,
+    member: Member | None = None,
 ) -> QuerySet[ClassSession]:
     """Sessions of those days (gym's time zone) that have not started yet, with
     ``booked`` places: one already under way can no longer be booked, so it is not
-    offered as if it could."""
+    offered as if it could. With a ``member``, each also says whether that member
+    holds one of its places (``member_booked``)."""
     zone = business.zone
     start = datetime.datetime.combine(date_from, datetime.time.min, tzinfo=zone)
     end = datetime.datetime.combine(
@@ -43,6 +45,16 @@ def class_sessions_between(
     )
     if class_type:
         qs = qs.filter(class_type__name__icontains=class_type)
+    if member is not None:
+        qs = qs.annotate(
+            member_booked=Exists(
+                Booking.objects.filter(
+                    session=OuterRef("pk"),
+                    member=member,
+                    status=Booking.Status.CONFIRMED,
+                )
+            )
+        )
     return qs
 
 

@@ -10,6 +10,7 @@ from django.utils import timezone
 
 from gymnasia.classes.models import Booking, ClassSession, ClassType
 from gymnasia.gyms.models import Member
+from gymnasia.nutrition.models import MealEntry
 from tests.agents.api_client import identity, send, start
 from tests.agents.offline_kit import (
     classes_on_a_later_day,
@@ -132,18 +133,47 @@ def test_cancel_that_booking_cancels_the_one_just_made(client, agent):
     assert statuses == {sessions[0].pk: "confirmed", sessions[2].pk: "cancelled"}
 
 
-def test_asking_twice_for_the_same_booking_says_it_was_already_done(client, agent):
-    """The second request is the same action (R7): nothing is done again, and the
-    member is not told it failed."""
+def test_asking_twice_for_the_same_booking_says_she_has_a_place(client, agent):
+    """The list says which classes are hers: the second request books nothing
+    and tells her she already has that place."""
     day, sessions = classes_on_a_later_day(agent, "Spinning")
     started = member_conversation(client, agent)
     send(client, started, f"Reserva spinning el {day}")
 
     reply = reply_to(send(client, started, f"Reserva spinning el {day}"))
 
-    assert reply == "Eso ya estaba hecho; no lo he repetido."
+    assert reply.startswith("Ya tienes plaza en esa clase: Spinning el ")
     assert Booking.objects.get().session_id == sessions[0].pk
+    assert ToolCallLog.objects.filter(tool_name="book_class").count() == 1
+
+
+def test_the_same_food_logged_twice_is_told_as_already_done(client, agent):
+    """The second request is the same action (R7): nothing is done again, and the
+    member is not told it failed."""
+    started = member_conversation(client, agent)
+    send(client, started, "Añade 120 g de plátano a mi merienda")
+
+    reply = reply_to(send(client, started, "Añade 120 g de plátano a mi merienda"))
+
+    assert reply == "Eso ya estaba hecho; no lo he repetido."
+    assert MealEntry.objects.count() == 1
     assert ToolCallLog.objects.filter(status="duplicate").count() == 1
+
+
+def test_a_list_of_classes_marks_those_she_has_a_place_in(client, agent):
+    day, sessions = classes_on_a_later_day(agent, "Yoga", "Spinning")
+    started = member_conversation(client, agent)
+    send(client, started, f"¿Qué clases hay el {day}?")
+    send(client, started, "Reserva la segunda")
+
+    listed = reply_to(send(client, started, f"¿Qué clases hay el {day}?"))
+    again = reply_to(send(client, started, "Reserva la segunda"))
+
+    yoga, spinning = listed.splitlines()[1:]
+    assert yoga.endswith("plazas libres)")
+    assert spinning.endswith("ya tienes plaza)")
+    assert again.startswith("Ya tienes plaza en esa clase: Spinning el ")
+    assert Booking.objects.get().session_id == sessions[1].pk
 
 
 def test_a_refusal_reaches_her_in_her_language_where_the_app_has_its_words(

@@ -234,6 +234,21 @@ def test_class_sessions_between_counts_booked_places(member, session):
     assert (listed.pk, listed.booked) == (session.pk, 1)
 
 
+def test_class_sessions_between_marks_the_members_own_places(member, session):
+    other = MemberFactory(business=member.business)
+    book(member, session)
+    day = timezone.localtime(session.starts_at, member.business.zone).date()
+
+    [hers] = class_sessions_between(
+        business=member.business, date_from=day, date_to=day, member=member
+    )
+    [theirs] = class_sessions_between(
+        business=member.business, date_from=day, date_to=day, member=other
+    )
+
+    assert (hers.member_booked, theirs.member_booked) == (True, False)
+
+
 @pytest.mark.postgres
 @pytest.mark.django_db(transaction=True)
 def test_booking_create_last_places_race():

@@ -105,8 +105,12 @@ def _remove_meal_entry(result):
 
 @fixture("list_classes", lambda w: {"date_from": w.day(1), "date_to": w.day(1)})
 def _list_classes(result):
-    listed = [(s["session_id"], s["places_left"]) for s in result["sessions"]]
-    assert listed == [("spinning", 9), ("yoga", 0), ("pilates", 7)]
+    listed = [
+        (s["session_id"], s["places_left"], s["member_booked"])
+        for s in result["sessions"]
+    ]
+    # The member's own place is marked; another member's is not hers.
+    assert listed == [("spinning", 9, False), ("yoga", 0, False), ("pilates", 7, True)]
 
 
 @fixture("list_my_bookings", lambda w: {})

@@ -88,6 +88,17 @@ def test_a_member_tool_for_an_anonymous_visitor_runs_nothing(world):
     assert domain_counts() == before
 
 
+def test_a_visitor_lists_classes_without_anyones_bookings(world):
+    """Whether a place is the member's is said to that member only."""
+    result = world.call(
+        "list_classes",
+        {"date_from": world.day(1), "date_to": world.day(1)},
+        member=None,
+    )
+    assert result.status == "ok"
+    assert all("member_booked" not in s for s in result.payload["sessions"])
+
+
 # R4: invalid arguments change nothing and say why.
 
 

@@ -27,7 +27,10 @@ def list_classes(ctx: HandlerContext, args: dict[str, Any]) -> Outcome:
             field="date_to",
         )
     sessions = ctx.client.list_sessions(
-        date_from=date_from, date_to=date_to, class_type=args.get("class_type")
+        date_from=date_from,
+        date_to=date_to,
+        class_type=args.get("class_type"),
+        member=ctx.member,
     )
     if not sessions:
         return Outcome(

@@ -46,7 +46,9 @@ class ClassesClient(BuiltinClient):
         date_from: datetime.date,
         date_to: datetime.date,
         class_type: str | None,
+        member: Member | None = None,
     ) -> list[dict[str, Any]]:
+        """The sessions of those days; for a member, whether each is one of hers."""
         sessions = self._read(
             lambda: list(
                 class_sessions_between(
@@ -54,17 +56,21 @@ class ClassesClient(BuiltinClient):
                     date_from=date_from,
                     date_to=date_to,
                     class_type=class_type,
+                    member=member,
                 )
             )
         )
-        return [
-            {
+        listed = []
+        for s in sessions:
+            session = {
                 **self._session(s),
                 "capacity": s.capacity,
                 "places_left": max(s.capacity - s.booked, 0),  # type: ignore[attr-defined]
             }
-            for s in sessions
-        ]
+            if member is not None:
+                session["member_booked"] = s.member_booked  # type: ignore[attr-defined]
+            listed.append(session)
+        return listed
 
     def list_bookings(self, *, member: Member) -> list[dict[str, Any]]:
         bookings = self._read(

@@ -56,8 +56,13 @@ class ClassIntents(Intents):
             ), []
         lines = [
             f"- {s['class']} {s['starts_at'][:16].replace('T', ' ')} ({s['room']}, "
-            + self._t(
-                f"{s['places_left']} plazas libres)", f"{s['places_left']} places left)"
+            + (
+                self._t("ya tienes plaza)", "you are booked)")
+                if s.get("member_booked")
+                else self._t(
+                    f"{s['places_left']} plazas libres)",
+                    f"{s['places_left']} places left)",
+                )
             )
             for s in result["sessions"][:CLASSES_SHOWN]
         ]
@@ -113,6 +118,15 @@ class ClassIntents(Intents):
                 return self._t(
                     "No hay clases de ese tipo ese día.",
                     "There is no such class that day.",
+                ), []
+            hers = [s for s in sessions if s.get("member_booked")]
+            sessions = [s for s in sessions if not s.get("member_booked")]
+            if hers and not sessions:
+                when = hers[0]["starts_at"][:16].replace("T", " ")
+                return self._t(
+                    f"Ya tienes plaza en esa clase: {hers[0]['class']} el {when}.",
+                    f"You already have a place in that class: {hers[0]['class']} "
+                    f"on {when}.",
                 ), []
             sessions = [s for s in sessions if s["places_left"] > 0]
             if not sessions:
