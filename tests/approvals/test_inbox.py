@@ -61,8 +61,16 @@ def test_the_list_refreshes_itself_as_a_fragment(staff_client, world):
         "/inbox/", headers={"HX-Request": "true"}
     ).content.decode()
     assert fragment.startswith("<table")
-    assert 'hx-trigger="every 5s"' in fragment
+    assert "hx-trigger=\"every 5s [inboxIdle('actions')]\"" in fragment
     assert "<html" not in fragment
+
+
+def test_the_cases_list_also_waits_while_staff_are_deciding(staff_client, world):
+    """The cases refresh as requests do, not while a note is being written."""
+    fragment = staff_client.get(
+        "/inbox/handoffs/", headers={"HX-Request": "true"}
+    ).content.decode()
+    assert "hx-trigger=\"every 5s [inboxIdle('handoffs')]\"" in fragment
 
 
 def test_approving_from_the_inbox_swaps_the_row(

@@ -78,3 +78,97 @@ def test_inbox_live_approval_in_a_browser(embedded_app):  # noqa: F811
             page.reload()
         page.screenshot(path=str(ARTIFACTS / "inbox-done.png"), full_page=True)
         browser.close()
+
+
+def ask_for_a_freeze(base: str, lines: dict, member: str, text: str) -> None:
+    token = jwt.encode(
+        {"sub": member, "aud": lines["agent"], "exp": int(time.time()) + 600},
+        lines["identity secret"],
+        algorithm="HS256",
+    )
+    started = post_json(
+        f"{base}/api/v1/conversations",
+        {"agent": lines["agent"], "identity_token": token},
+    )
+    post_json(
+        f"{base}/api/v1/conversations/{started['conversation']}/messages",
+        {"text": text},
+        started["token"],
+    )
+
+
+def test_a_rows_approve_decides_that_row_only(embedded_app):  # noqa: F811
+    """On a freshly loaded inbox, a row's Approve approves that request, not the
+    ones ticked for "Approve selected"; that button approves the ticked ones."""
+    from playwright.sync_api import expect, sync_playwright
+
+    base, seeded, _ = embedded_app
+    lines = seeded_lines(seeded)
+    username, password = lines["staff"].split(" ")
+    ask_for_a_freeze(base, lines, "socio-1001", "Congela mi cuota del 1 al 10 de mayo")
+    ask_for_a_freeze(base, lines, "socio-1003", "Freeze my membership from 1 to 10 May")
+    with sync_playwright() as playwright:
+        browser = chromium_launch(playwright)
+        page = browser.new_page(locale="es-ES")
+        page.goto(f"{base}/admin/login/?next=/inbox/")
+        page.fill("#id_username", username)
+        page.fill("#id_password", password)
+        page.click("input[type=submit]")
+        page.wait_for_url(f"{base}/inbox/")
+        emma = page.locator("tr[data-status=pending]", has_text="Emma Clarke")
+        lucia = page.locator("tr[data-status=pending]", has_text="Lucía Romero")
+        expect(emma).to_have_count(1)
+
+        lucia.locator("input[name=ids]").check()
+        emma.get_by_role("button", name="Aprobar", exact=True).click()
+
+        expect(
+            page.locator("tr[data-status=approved]", has_text="Emma Clarke")
+        ).to_have_count(1)
+        expect(lucia).to_have_count(1)  # ticked, but not approved by Emma's button
+        page.get_by_role("button", name="Aprobar las seleccionadas").click()
+        page.wait_for_url(f"{base}/inbox/")
+        expect(
+            page.locator("tr[data-status=pending]", has_text="Lucía Romero")
+        ).to_have_count(0)
+        browser.close()
+
+
+def test_the_list_waits_while_staff_are_deciding(embedded_app):  # noqa: F811
+    """A reason being written and a ticked box survive the list's refresh: it
+    waits for them, and refreshes again once they are gone."""
+    from playwright.sync_api import expect, sync_playwright
+
+    base, seeded, _ = embedded_app
+    lines = seeded_lines(seeded)
+    username, password = lines["staff"].split(" ")
+    ask_for_a_freeze(base, lines, "socio-1002", "Congela mi cuota del 1 al 10 de julio")
+    with sync_playwright() as playwright:
+        browser = chromium_launch(playwright)
+        page = browser.new_page(locale="es-ES")
+        page.goto(f"{base}/admin/login/?next=/inbox/")
+        page.fill("#id_username", username)
+        page.fill("#id_password", password)
+        page.click("input[type=submit]")
+        page.wait_for_url(f"{base}/inbox/")
+        pablo = page.locator("tr[data-status=pending]", has_text="Pablo Navarro")
+        pablo.locator("input[name=reason]").fill("Julio no")
+        pablo.locator("input[name=ids]").check()
+        page.locator("h1").click()  # the reason field no longer has the focus
+
+        ask_for_a_freeze(base, lines, "socio-1003", "Freeze my membership in July")
+        page.wait_for_timeout(7_000)  # past a refresh
+
+        assert pablo.locator("input[name=reason]").input_value() == "Julio no"
+        assert pablo.locator("input[name=ids]").is_checked()
+        expect(
+            page.locator("tr", has_text="Freeze my membership in July")
+        ).to_have_count(0)
+
+        pablo.locator("input[name=reason]").fill("")
+        pablo.locator("input[name=ids]").uncheck()
+        page.locator("h1").click()
+        expect(
+            page.locator("tr", has_text="Freeze my membership in July")
+        ).to_have_count(1, timeout=10_000)
+        browser.close()
