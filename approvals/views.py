@@ -66,9 +66,27 @@ def _rows(actions: list[PendingAction]) -> list[dict[str, Any]]:
             "excerpt": excerpts[a.conversation_key, a.tool_call.message_key],
             "steps": call_steps_described(a.tool_call.steps),
             "arguments": arguments_described(a.arguments),
+            "fields": _correction_fields(a),
         }
         for a in actions
     ]
+
+
+def _correction_fields(action: PendingAction) -> list[dict[str, Any]]:
+    """The correction form's fields: each argument in words, with the input its
+    schema calls for (a date picker for a date, a number for a number)."""
+    tool = published_registry().get(action.tool_name)
+    properties = tool.declaration.parameters.get("properties", {}) if tool else {}
+    fields = []
+    for label, key, value in arguments_described(action.arguments):
+        schema = properties.get(key, {})
+        kind = "text"
+        if schema.get("format") == "date":
+            kind = "date"
+        elif schema.get("type") in ("integer", "number"):
+            kind = "number"
+        fields.append({"label": label, "name": key, "value": value, "type": kind})
+    return fields
 
 
 @login_required(login_url="admin:login")

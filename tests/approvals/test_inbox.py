@@ -53,6 +53,11 @@ def test_a_requests_arguments_are_named_in_words(staff_client, world, settings):
     assert f'<span title="start">Inicio</span>: {world.day(10)}' in page
     assert '<span title="end">Fin</span>:' in page
     assert "<code>start</code>" not in page
+    # The correction form too, with a date picker for a date.
+    assert (
+        f'<label>Inicio <input type="date" name="start" value="{world.day(10)}">'
+        in page
+    )
 
 
 def test_the_list_refreshes_itself_as_a_fragment(staff_client, world):
