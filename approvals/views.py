@@ -200,6 +200,8 @@ def handoffs(request: HtmxHttpRequest) -> HttpResponse:
                 "handoff": h,
                 "excerpt": excerpts[_turn_of(h)],
                 "arguments": arguments_described(h.tried.get("arguments") or {}),
+                # A member who asked for a person is answered, not told "done".
+                "asked": h.tool_call_id is None,
             }
             for h in cases
         ],

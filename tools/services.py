@@ -156,6 +156,8 @@ def handoff_resolve(
     """Record what actually happened, once; the verification log shows it."""
     if resolution not in Handoff.Resolution.values:
         raise InvalidValue(_("Say whether it was done, not done, or leave a note."))
+    if resolution == Handoff.Resolution.NOTE and not note.strip():
+        raise InvalidValue(_("Write the note for the member."))
     handoff = Handoff.objects.filter(
         pk=handoff_id, business_id__in=business_ids
     ).first()

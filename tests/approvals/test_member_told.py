@@ -250,3 +250,58 @@ def test_a_settled_handoff_is_told(asked, client):
     [message] = later()
     assert message["role"] == "notice"
     assert "no se hizo" in message["text"]
+
+
+def test_a_member_who_asked_for_a_person_is_answered_with_the_staffs_words(
+    asked, client
+):
+    """A member's own request for a person has no "done" to tell: staff write
+    an answer, and that answer reaches the member."""
+    _, staff, later = asked
+    conversation = Conversation.objects.get()
+    handoff = Handoff.objects.create(
+        business=conversation.business,
+        member=conversation.member,
+        conversation_key=str(conversation.pk),
+        reason="Quiero hablar con una persona",
+        known="The member asked for a person.",
+    )
+    client.force_login(staff)
+
+    form = client.get("/inbox/handoffs/").content.decode()
+    form = form.split(f'id="handoff-{handoff.pk}"')[1].split("</tr>")[0]
+    assert '<input type="hidden" name="resolution" value="note">' in form
+    assert 'name="note" required' in form
+    assert "<select" not in form
+    client.post(
+        f"/inbox/handoffs/{handoff.pk}/resolve",
+        {"resolution": "note", "note": "Te llamamos mañana a las 10."},
+    )
+
+    [message] = later()
+    assert message["role"] == "notice"
+    assert message["text"].endswith("Te llamamos mañana a las 10.")
+    handoff.refresh_from_db()
+    assert (handoff.status, handoff.resolution) == ("resolved", "note")
+
+
+def test_an_empty_answer_settles_nothing(asked, client, row_counts):
+    _, staff, later = asked
+    conversation = Conversation.objects.get()
+    handoff = Handoff.objects.create(
+        business=conversation.business,
+        member=conversation.member,
+        conversation_key=str(conversation.pk),
+        reason="Quiero hablar con una persona",
+    )
+    client.force_login(staff)
+    before = row_counts()
+
+    client.post(
+        f"/inbox/handoffs/{handoff.pk}/resolve", {"resolution": "note", "note": "  "}
+    )
+
+    handoff.refresh_from_db()
+    assert handoff.status == "open"
+    assert later() == []
+    assert row_counts() == before
