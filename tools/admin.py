@@ -168,6 +168,7 @@ class ToolCallLogAdmin(ReadOnlyScopedAdmin):
     list_filter = ["status", "verification", "tool_name"]
     search_fields = ["conversation_key", "tool_name", "provider_call_id"]
     date_hierarchy = "created_at"
+    ordering = ["-created_at"]  # a log is read from its latest entries
     readonly_fields = ["steps_in_words"]
 
     @admin.display(description=_("steps, in words"))

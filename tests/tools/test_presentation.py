@@ -93,3 +93,17 @@ def test_a_tool_calls_admin_page_says_its_steps_in_words(client, world, settings
         r"offered \([\d.]+ ms\) → arguments valid \([\d.]+ ms\) → ran \(ok\)",
         page.content.decode(),
     )
+
+
+@pytest.mark.django_db
+def test_the_tool_calls_list_shows_the_latest_first(client, world):
+    world.call("search_foods", {"query": "arroz"}, call_id="call-old")
+    world.call("search_foods", {"query": "avena"}, call_id="call-new")
+    old, new = ToolCallLog.objects.order_by("created_at")
+    client.force_login(StaffRoleFactory(business=world.business, role="owner").user)
+
+    page = client.get("/admin/tools/toolcalllog/").content.decode()
+
+    assert page.index(f"/admin/tools/toolcalllog/{new.pk}/") < page.index(
+        f"/admin/tools/toolcalllog/{old.pk}/"
+    )
