@@ -12,7 +12,7 @@ from tests.agents.offline_kit import (
     reply_to,
     with_one_booking,
 )
-from tools.models import AgentToolSetting, ToolCallLog
+from tools.models import AgentToolSetting, Handoff, ToolCallLog
 
 pytestmark = pytest.mark.django_db
 
@@ -94,3 +94,15 @@ def test_thanks_are_answered(client, agent):
     started = member_conversation(client, agent)
 
     assert reply_to(send(client, started, "Gracias")) == "¡De nada! ¿Algo más?"
+
+
+@pytest.mark.parametrize(
+    "asked", ["Quiero hablar con alguien", "Can I talk to someone?"]
+)
+def test_a_visitor_asking_for_someone_is_handed_to_staff(client, agent, asked):
+    """Talking to a person needs no sign-in; the staff read the visitor's words."""
+    started = start(client, agent)
+
+    reply_to(send(client, started, asked))
+
+    assert Handoff.objects.get().reason == asked

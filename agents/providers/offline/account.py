@@ -105,7 +105,15 @@ class AccountIntents(Intents):
     ) -> Any:
         """A person asked for; the reason staff read is the member's own words."""
         if not has(
-            said, "persona", "humano", "alguien del equipo", "person", "human", "staff"
+            said,
+            "persona",
+            "humano",
+            "alguien del equipo",
+            "hablar con alguien",
+            "person",
+            "human",
+            "staff",
+            "someone",
         ):
             return None
         if "handoff_to_staff" not in results:
