@@ -234,15 +234,21 @@ def test_a_case_shows_the_turn_it_came_from_and_links_to_it(asked, client):
     assert link in case and link in asked_for_person
 
 
-def test_a_settled_handoff_is_told(asked, client):
-    _, staff, later = asked
+def _case(*, reason: str) -> Handoff:
+    """An open case of the demo conversation, with no call (as a member's own
+    request for a person leaves it)."""
     conversation = Conversation.objects.get()
-    handoff = Handoff.objects.create(
+    return Handoff.objects.create(
         business=conversation.business,
         member=conversation.member,
         conversation_key=str(conversation.pk),
-        reason="Could not confirm freeze_membership.",
+        reason=reason,
     )
+
+
+def test_a_settled_handoff_is_told(asked, client):
+    _, staff, later = asked
+    handoff = _case(reason="Could not confirm freeze_membership.")
     client.force_login(staff)
     client.post(
         f"/inbox/handoffs/{handoff.pk}/resolve", {"resolution": "not_done", "note": ""}
@@ -258,14 +264,7 @@ def test_a_member_who_asked_for_a_person_is_answered_with_the_staffs_words(
     """A member's own request for a person has no "done" to tell: staff write
     an answer, and that answer reaches the member."""
     _, staff, later = asked
-    conversation = Conversation.objects.get()
-    handoff = Handoff.objects.create(
-        business=conversation.business,
-        member=conversation.member,
-        conversation_key=str(conversation.pk),
-        reason="Quiero hablar con una persona",
-        known="The member asked for a person.",
-    )
+    handoff = _case(reason="Quiero hablar con una persona")
     client.force_login(staff)
 
     form = client.get("/inbox/handoffs/").content.decode()
@@ -287,13 +286,7 @@ def test_a_member_who_asked_for_a_person_is_answered_with_the_staffs_words(
 
 def test_an_empty_answer_settles_nothing(asked, client, row_counts):
     _, staff, later = asked
-    conversation = Conversation.objects.get()
-    handoff = Handoff.objects.create(
-        business=conversation.business,
-        member=conversation.member,
-        conversation_key=str(conversation.pk),
-        reason="Quiero hablar con una persona",
-    )
+    handoff = _case(reason="Quiero hablar con una persona")
     client.force_login(staff)
     before = row_counts()
 

@@ -30,21 +30,27 @@ def post_json(url: str, body: dict, token: str | None = None) -> dict:
         return json.loads(response.read())
 
 
+def staff_inbox(browser, base: str, lines: dict):
+    """A new page of the inbox, signed in as the demo's staff."""
+    username, password = lines["staff"].split(" ")
+    page = browser.new_page(locale="es-ES")
+    page.goto(f"{base}/admin/login/?next=/inbox/")
+    page.fill("#id_username", username)
+    page.fill("#id_password", password)
+    page.click("input[type=submit]")
+    page.wait_for_url(f"{base}/inbox/")
+    return page
+
+
 def test_inbox_live_approval_in_a_browser(embedded_app):  # noqa: F811
     from playwright.sync_api import sync_playwright
 
     base, seeded, _ = embedded_app
     lines = seeded_lines(seeded)
-    username, password = lines["staff"].split(" ")
     agent = lines["agent"]
     with sync_playwright() as playwright:
         browser = chromium_launch(playwright)
-        page = browser.new_page(locale="es-ES")
-        page.goto(f"{base}/admin/login/?next=/inbox/")
-        page.fill("#id_username", username)
-        page.fill("#id_password", password)
-        page.click("input[type=submit]")
-        page.wait_for_url(f"{base}/inbox/")
+        page = staff_inbox(browser, base, lines)
         assert page.locator("tr[data-status=pending]").count() == 0
 
         token = jwt.encode(
@@ -104,17 +110,11 @@ def test_a_rows_approve_decides_that_row_only(embedded_app):  # noqa: F811
 
     base, seeded, _ = embedded_app
     lines = seeded_lines(seeded)
-    username, password = lines["staff"].split(" ")
     ask_for_a_freeze(base, lines, "socio-1001", "Congela mi cuota del 1 al 10 de mayo")
     ask_for_a_freeze(base, lines, "socio-1003", "Freeze my membership from 1 to 10 May")
     with sync_playwright() as playwright:
         browser = chromium_launch(playwright)
-        page = browser.new_page(locale="es-ES")
-        page.goto(f"{base}/admin/login/?next=/inbox/")
-        page.fill("#id_username", username)
-        page.fill("#id_password", password)
-        page.click("input[type=submit]")
-        page.wait_for_url(f"{base}/inbox/")
+        page = staff_inbox(browser, base, lines)
         emma = page.locator("tr[data-status=pending]", has_text="Emma Clarke")
         lucia = page.locator("tr[data-status=pending]", has_text="Lucía Romero")
         expect(emma).to_have_count(1)
@@ -141,16 +141,10 @@ def test_the_list_waits_while_staff_are_deciding(embedded_app):  # noqa: F811
 
     base, seeded, _ = embedded_app
     lines = seeded_lines(seeded)
-    username, password = lines["staff"].split(" ")
     ask_for_a_freeze(base, lines, "socio-1002", "Congela mi cuota del 1 al 10 de julio")
     with sync_playwright() as playwright:
         browser = chromium_launch(playwright)
-        page = browser.new_page(locale="es-ES")
-        page.goto(f"{base}/admin/login/?next=/inbox/")
-        page.fill("#id_username", username)
-        page.fill("#id_password", password)
-        page.click("input[type=submit]")
-        page.wait_for_url(f"{base}/inbox/")
+        page = staff_inbox(browser, base, lines)
         pablo = page.locator("tr[data-status=pending]", has_text="Pablo Navarro")
         pablo.locator("input[name=reason]").fill("Julio no")
         pablo.locator("input[name=ids]").check()
