@@ -65,18 +65,22 @@ def _rows(actions: list[PendingAction]) -> list[dict[str, Any]]:
             "title": tool_title(a.tool_name),
             "excerpt": excerpts[a.conversation_key, a.tool_call.message_key],
             "steps": call_steps_described(a.tool_call.steps),
-            "arguments": arguments_described(a.arguments),
-            "fields": _correction_fields(a),
+            "fields": _argument_fields(a),
         }
         for a in actions
     ]
 
 
-def _correction_fields(action: PendingAction) -> list[dict[str, Any]]:
-    """The correction form's fields: each argument in words, with the input its
-    schema calls for (a date picker for a date, a number for a number)."""
-    tool = published_registry().get(action.tool_name)
-    properties = tool.declaration.parameters.get("properties", {}) if tool else {}
+def _argument_schemas(tool_name: str) -> dict[str, Any]:
+    """The JSON schema of each of a tool's arguments, by name."""
+    tool = published_registry().get(tool_name)
+    return dict(tool.declaration.parameters.get("properties", {})) if tool else {}
+
+
+def _argument_fields(action: PendingAction) -> list[dict[str, Any]]:
+    """A request's arguments in words, each with the input its schema calls for in
+    the correction form (a date picker for a date, a number for a number)."""
+    properties = _argument_schemas(action.tool_name)
     fields = []
     for label, key, value in arguments_described(action.arguments):
         schema = properties.get(key, {})
@@ -154,11 +158,9 @@ def correct(request: HtmxHttpRequest, action_id: str) -> HttpResponse:
         action = pending_action_for_staff(action_id=action_id, user=user)
     except NotFound:
         raise Http404 from None
-    tool = published_registry().get(action.tool_name)
-    properties = tool.declaration.parameters.get("properties", {}) if tool else {}
     arguments = {
         name: _typed(schema, request.POST[name].strip())
-        for name, schema in properties.items()
+        for name, schema in _argument_schemas(action.tool_name).items()
         if request.POST.get(name, "").strip()
     }
     try:

@@ -1,7 +1,8 @@
 """How calls read for people: a call's steps in the verification log for owners and
 staff, in plain words that say what each check found, not the names the
 dispatcher records ("not a repeat", where the record says ``duplicate`` with no
-first call); and what a correction changed in a call's arguments, for members."""
+first call); a call's arguments in words, for staff; and what a correction changed
+in them, for members."""
 
 from __future__ import annotations
 
@@ -35,12 +36,14 @@ LATER_STEPS = {
 }
 
 
+def argument_label(name: str) -> str:
+    """An argument's name in words, in the active language."""
+    return str(ARGUMENT_LABELS.get(name, name))
+
+
 def arguments_described(arguments: Mapping[str, Any]) -> list[tuple[str, str, Any]]:
     """A call's arguments for staff: (label in words, argument name, value)."""
-    return [
-        (str(ARGUMENT_LABELS.get(key, key)), key, value)
-        for key, value in arguments.items()
-    ]
+    return [(argument_label(key), key, value) for key, value in arguments.items()]
 
 
 def call_step_described(step: Mapping[str, Any]) -> str:
@@ -91,7 +94,7 @@ def arguments_changed(difference: Mapping[str, Any]) -> str:
     only as changed."""
     changes = []
     for key, (before, after) in sorted(difference.items()):
-        what = str(ARGUMENT_LABELS.get(key, key))
+        what = argument_label(key)
         if key.endswith("_id"):
             changes.append(_("a different %(what)s") % {"what": what})
         else:

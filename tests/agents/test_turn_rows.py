@@ -49,8 +49,12 @@ def _roles() -> list[str]:
     return [m.role for m in Message.objects.order_by("pk")]
 
 
-def _inserts(queries) -> list[str]:
-    """The table of each insert statement, in order."""
+def _turns_inserts(agent, member) -> list[str]:
+    """The table of each insert statement of a turn in a new conversation, in
+    order."""
+    conversation = conversation_start(agent=agent, member=member)
+    with CaptureQueriesContext(connection) as queries:
+        run(conversation)
     return [
         match[1]
         for query in queries.captured_queries
@@ -83,11 +87,7 @@ def test_a_step_that_only_reads_stores_its_rows_after_its_calls(demo, model):
         ),
         Say(text="Listo."),
     )
-    conversation = conversation_start(agent=agent, member=member)
-    with CaptureQueriesContext(connection) as queries:
-        run(conversation)
-
-    assert _inserts(queries) == [
+    assert _turns_inserts(agent, member) == [
         "agents_message",  # the member's message
         "agents_message",  # the step and its results
         "tools_toolcalllog",  # both calls' rows
@@ -119,11 +119,7 @@ def test_a_step_proposing_a_write_is_stored_before_the_write_runs(demo, model):
         ),
         Say(text="Reservado."),
     )
-    conversation = conversation_start(agent=agent, member=member)
-    with CaptureQueriesContext(connection) as queries:
-        run(conversation)
-
-    tables = _inserts(queries)
+    tables = _turns_inserts(agent, member)
     assert tables.index("agents_message", 1) < tables.index("tools_toolcalllog")
     assert tables.index("tools_toolcalllog") < tables.index("classes_booking")
     assert tables[tables.index("classes_booking") + 1 :] == [
@@ -146,11 +142,7 @@ def test_read_steps_wait_and_are_written_together_before_the_reply(demo, model):
         Say(calls=[("search_foods", {"query": "leche"})]),
         Say(text="Listo."),
     )
-    conversation = conversation_start(agent=agent, member=member)
-    with CaptureQueriesContext(connection) as queries:
-        run(conversation)
-
-    assert _inserts(queries) == [
+    assert _turns_inserts(agent, member) == [
         "agents_message",  # the member's message
         "agents_message",  # the three steps and their results
         "tools_toolcalllog",  # the four calls' rows
@@ -208,11 +200,7 @@ def test_waiting_read_steps_are_stored_before_a_write_step_and_its_claim(demo, m
         Say(calls=[("book_class", {"session_id": session.pk})]),
         Say(text="Reservado."),
     )
-    conversation = conversation_start(agent=agent, member=member)
-    with CaptureQueriesContext(connection) as queries:
-        run(conversation)
-
-    assert _inserts(queries)[:6] == [
+    assert _turns_inserts(agent, member)[:6] == [
         "agents_message",  # the member's message
         "agents_message",  # the search's step and results
         "tools_toolcalllog",  # the search's row

@@ -7,6 +7,7 @@ Only the standard library is used so the fake adds no dependency to the suite.
 
 from __future__ import annotations
 
+import abc
 import errno
 import socketserver
 import sys
@@ -34,7 +35,7 @@ _BIND_ATTEMPTS = 50
 _BIND_RETRY_SECONDS = 0.02
 
 
-class LoopbackListener:
+class LoopbackListener(abc.ABC):
     """Serves :meth:`_handle`'s answers over HTTP on 127.0.0.1, one thread per
     connection, after recording each request with :meth:`_record`.
 
@@ -57,13 +58,13 @@ class LoopbackListener:
         self._reopen_error: OSError | None = None
         self._listening = threading.Event()
 
+    @abc.abstractmethod
     def _record(self, entry: dict[str, Any]) -> None:
         """Keep one request as it arrived (the authorization redacted)."""
-        raise NotImplementedError
 
+    @abc.abstractmethod
     def _handle(self, request: _Request) -> _Response:
         """The answer to one request."""
-        raise NotImplementedError
 
     def start(self) -> None:
         """Bind 127.0.0.1 on a port the OS picks and serve from a daemon thread."""

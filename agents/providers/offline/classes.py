@@ -55,7 +55,7 @@ class ClassIntents(Intents):
                 else self._failure(result)
             ), []
         lines = [
-            f"- {s['class']} {s['starts_at'][:16].replace('T', ' ')} ({s['room']}, "
+            f"- {s['class']} {_when(s)} ({s['room']}, "
             + (
                 self._t("ya tienes plaza)", "you are booked)")
                 if s.get("member_booked")
@@ -122,7 +122,7 @@ class ClassIntents(Intents):
             hers = [s for s in sessions if s.get("member_booked")]
             sessions = [s for s in sessions if not s.get("member_booked")]
             if hers and not sessions:
-                when = hers[0]["starts_at"][:16].replace("T", " ")
+                when = _when(hers[0])
                 return self._t(
                     f"Ya tienes plaza en esa clase: {hers[0]['class']} el {when}.",
                     f"You already have a place in that class: {hers[0]['class']} "
@@ -142,9 +142,9 @@ class ClassIntents(Intents):
             booking = result["booking"]
             return self._t(
                 f"Reserva confirmada: {booking['class']} el "
-                f"{booking['starts_at'][:16].replace('T', ' ')} en {booking['room']}.",
+                f"{_when(booking)} en {booking['room']}.",
                 f"Booking confirmed: {booking['class']} on "
-                f"{booking['starts_at'][:16].replace('T', ' ')} in {booking['room']}.",
+                f"{_when(booking)} in {booking['room']}.",
             ), []
         return self._failure(result), []
 
@@ -249,8 +249,10 @@ class ClassIntents(Intents):
             ), []
         if result.get("status") != "ok":
             return self._failure(result), []
-        lines = [
-            f"- {b['class']} {b['starts_at'][:16].replace('T', ' ')} ({b['room']})"
-            for b in result["bookings"]
-        ]
+        lines = [f"- {b['class']} {_when(b)} ({b['room']})" for b in result["bookings"]]
         return self._t("Tus reservas:", "Your bookings:") + "\n" + "\n".join(lines), []
+
+
+def _when(session: Mapping[str, Any]) -> str:
+    """A session's start as the member reads it: "2026-12-01 07:30"."""
+    return str(session["starts_at"])[:16].replace("T", " ")
