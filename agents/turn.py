@@ -220,31 +220,35 @@ def _store(
     text: str,
     content: dict[str, Any],
 ) -> Message:
-    """A message of the turn, after the steps' rows still waiting."""
-    with transaction.atomic():
-        _rows_store(waiting)
-        message = message_add(
-            conversation=state.conversation, role=role, text=text, content=content
-        )
+    """A message of the turn, in the statement that writes the steps' rows still
+    waiting, after them."""
+    message = Message(
+        conversation=state.conversation, role=role, text=text, content=content
+    )
+    _rows_store(waiting, last=message)
     if role in Message.VISIBLE:
         state.messages.append(message)
     return message
 
 
-def _rows_store(rows: list[StepRows]) -> None:
-    """Steps' rows in two statements, in order: the messages, then the log rows,
-    each pointing at its step; in one transaction, or in the caller's."""
-    if not rows:
+def _rows_store(rows: list[StepRows], last: Message | None = None) -> None:
+    """Steps' rows, then ``last``, in order: the messages in one statement, then the
+    log rows in one, each pointing at its step; in one transaction, or in the
+    caller's. A lone message is one statement, committed on its own."""
+    messages = [m for r in rows for m in (r.step, r.results) if m.pk is None]
+    if last is not None:
+        messages.append(last)
+    if not messages:
+        return
+    logs = [log for r in rows for log in r.logs]
+    if not logs and len(messages) == 1:
+        messages[0].save()
         return
     with transaction.atomic(savepoint=False):
-        Message.objects.bulk_create(
-            [m for r in rows for m in (r.step, r.results) if m.pk is None]
-        )
-        logs = []
+        Message.objects.bulk_create(messages)
         for r in rows:
             for log in r.logs:
                 log.message_key = str(r.step.pk)
-                logs.append(log)
         ToolCallLog.objects.bulk_create(logs)
 
 
@@ -386,9 +390,7 @@ def _tools_run(
         },
     )
     if earlier is not None:  # the step may act
-        with transaction.atomic():
-            _rows_store(earlier)
-            step_message.save()
+        _rows_store(earlier, last=step_message)
     unstored: list[ToolCallLog] = []
     results = []
     for call in step.tool_calls:

@@ -75,8 +75,8 @@ def _step_of_each_log() -> dict[str, tuple[int, int]]:
 
 
 def test_a_step_that_only_reads_stores_its_rows_after_its_calls(demo, model):
-    """The step and its results in one statement, then every log row in one, each
-    pointing at its step; nothing is written before the calls ran."""
+    """The step, its results and the reply in one statement, then every log row in
+    one, each pointing at its step; nothing is written before the calls ran."""
     agent, member = demo
     model(
         Say(
@@ -89,9 +89,8 @@ def test_a_step_that_only_reads_stores_its_rows_after_its_calls(demo, model):
     )
     assert _turns_inserts(agent, member) == [
         "agents_message",  # the member's message
-        "agents_message",  # the step and its results
+        "agents_message",  # the step, its results and the reply
         "tools_toolcalllog",  # both calls' rows
-        "agents_message",  # the reply
     ]
     assert _step_of_each_log() == {
         "call_1_0": (step := Message.objects.get(role="step").pk, step),
@@ -133,8 +132,9 @@ def test_a_step_proposing_a_write_is_stored_before_the_write_runs(demo, model):
 
 
 def test_read_steps_wait_and_are_written_together_before_the_reply(demo, model):
-    """Three steps of searches cost two statements: their messages, then their log
-    rows; each row points at its own step, and the order is the turn's."""
+    """Three steps of searches and the reply cost two statements: the messages,
+    then the log rows; each row points at its own step, and the order is the
+    turn's."""
     agent, member = demo
     model(
         Say(calls=[SEARCH]),
@@ -144,9 +144,8 @@ def test_read_steps_wait_and_are_written_together_before_the_reply(demo, model):
     )
     assert _turns_inserts(agent, member) == [
         "agents_message",  # the member's message
-        "agents_message",  # the three steps and their results
+        "agents_message",  # the three steps, their results and the reply
         "tools_toolcalllog",  # the four calls' rows
-        "agents_message",  # the reply
     ]
     steps = list(Message.objects.filter(role="step").order_by("pk"))
     assert _step_of_each_log() == {
@@ -200,11 +199,10 @@ def test_waiting_read_steps_are_stored_before_a_write_step_and_its_claim(demo, m
         Say(calls=[("book_class", {"session_id": session.pk})]),
         Say(text="Reservado."),
     )
-    assert _turns_inserts(agent, member)[:6] == [
+    assert _turns_inserts(agent, member)[:5] == [
         "agents_message",  # the member's message
-        "agents_message",  # the search's step and results
+        "agents_message",  # the search's step and results, the booking's step
         "tools_toolcalllog",  # the search's row
-        "agents_message",  # the booking's step
         "tools_actionlock",
         "tools_toolcalllog",  # the booking's claim
     ]
