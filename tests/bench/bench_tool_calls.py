@@ -10,9 +10,11 @@ harness alone: the same with the catalog's search (the tool's own work) left out
 too. For the turn of 40 calls it also prints where a call's time goes: the rows
 written (the step and results messages, the log row), the catalog's search, the
 rest of the work in the database thread, the hand-off to that thread, and what is
-left on the event loop (the provider request and the loop). Last, what one more
-sequential call costs: the 40-call turn less the 10-call one, over 30 (a turn's
-fixed cost, its start and its reply, weighs on the per-call figure of a short turn).
+left on the event loop (the provider request and the loop). A turn has a cost of
+its own, calls or not (storing the member's message, choosing the tools, reading
+the history, one request, storing the reply), which weighs on the per-call figure
+of a short turn; so it also runs a turn that makes no call, and prints what the
+calls add to a turn: each turn less that one, over its calls.
 
 The turns run as a server runs them: in one event loop, through one adapter and
 SDK client per provider.
@@ -165,35 +167,29 @@ def run(database_url: str, repeats: int) -> None:
     turn.db_call = timed_db_call  # type: ignore[assignment]
     # Every turn in one event loop, as a server runs them (a loop of its own per
     # turn would add the loop's start and shutdown to each).
-    totals = asyncio.run(_turns(agent, clock, repeats))
-    for name in ("openai", "anthropic"):
-        (turn_10, harness_10), (turn_40, harness_40) = (
-            totals[name, 10],
-            totals[name, 40],
-        )
-        print(
-            f"{name:9} a further call (the 40-call turn less the 10-call one, over "
-            f"30): {(turn_40 - turn_10) / 30:.2f} ms; the harness alone "
-            f"{(harness_40 - harness_10) / 30:.2f} ms"
-        )
+    asyncio.run(_turns(agent, clock, repeats))
 
 
-async def _turns(
-    agent: Any, clock: PartClock, repeats: int
-) -> dict[tuple[str, int], tuple[float, float]]:
-    """Runs the turns and prints their figures; returns, by provider and number
-    of calls, a turn's median time and that of the harness alone, in ms."""
+#: The turns measured: one that makes no call (a turn's own cost), then 1, 10, 40.
+CALLS = (0, 1, 10, 40)
+
+
+async def _turns(agent: Any, clock: PartClock, repeats: int) -> None:
+    """Runs the turns and prints their figures. Each repeat runs one turn of each
+    length in a row, so that the machine's drift weighs on all of them alike (the
+    turn with no call is subtracted from the others)."""
     import agents.turn as turn
 
-    totals = {}
     for name in ("openai", "anthropic"):
         # One adapter and SDK client for every turn, as a server shares them.
         endpoint = FakeEndpoint(name, _model(0))
         turn.provider_for = lambda agent, conversation, e=endpoint: e.provider  # type: ignore[assignment]
-        for calls in (1, 10, 40):
-            per_call, harness, database_share = [], [], []
-            parts: dict[str, list[float]] = {key: [] for key, _ in PARTS}
-            for _ in range(repeats):
+        total: dict[int, list[float]] = {calls: [] for calls in CALLS}
+        harness: dict[int, list[float]] = {calls: [] for calls in CALLS}
+        database_share: dict[int, list[float]] = {calls: [] for calls in CALLS}
+        parts: dict[str, list[float]] = {key: [] for key, _ in PARTS}
+        for _ in range(repeats):
+            for calls in CALLS:
                 endpoint.script(_model(calls))
                 conversation = await asyncio.to_thread(_conversation, agent)
                 clock.seconds.clear()
@@ -203,39 +199,56 @@ async def _turns(
                 if messages[-1].text != "Listo.":
                     raise AssertionError(messages[-1].text)
                 seconds = clock.seconds
-                per_call.append(elapsed / calls * 1000)
-                harness.append((elapsed - seconds["tool"]) / calls * 1000)
-                database_share.append(seconds["database"] / elapsed)
-                by_part = {
-                    "storage": seconds["storage"],
-                    "tool": seconds["tool"],
-                    "dispatcher": seconds["database"]
-                    - seconds["storage"]
-                    - seconds["tool"],
-                    "hand-off": seconds["waited"] - seconds["database"],
-                    "loop": elapsed - seconds["waited"],
-                }
-                for key, value in by_part.items():
-                    parts[key].append(value / calls * 1000)
+                tool = seconds.get("tool", 0.0)
+                total[calls].append(elapsed * 1000)
+                harness[calls].append((elapsed - tool) * 1000)
+                database_share[calls].append(seconds["database"] / elapsed)
+                if calls == CALLS[-1]:
+                    by_part = {
+                        "storage": seconds["storage"],
+                        "tool": tool,
+                        "dispatcher": seconds["database"] - seconds["storage"] - tool,
+                        "hand-off": seconds["waited"] - seconds["database"],
+                        "loop": elapsed - seconds["waited"],
+                    }
+                    for key, value in by_part.items():
+                        parts[key].append(value / calls * 1000)
+        turn_ms = {calls: statistics.median(total[calls]) for calls in CALLS}
+        harness_ms = {calls: statistics.median(harness[calls]) for calls in CALLS}
+        print(
+            f"{name:9} turn with no call (the member's message, one request, the "
+            f"reply): median {turn_ms[0]:5.2f} ms; "
+            f"{statistics.median(database_share[0]):.0%} of it database work"
+        )
+        for calls in CALLS[1:]:
             print(
                 f"{name:9} turn of {calls:2} sequential calls: "
-                f"median {statistics.median(per_call):5.2f} ms per call "
-                f"(min {min(per_call):5.2f}); the harness alone (the tool's own "
-                f"work left out) {statistics.median(harness):5.2f} ms; "
-                f"{statistics.median(database_share):.0%} of it database work"
-            )
-            totals[name, calls] = (
-                statistics.median(per_call) * calls,
-                statistics.median(harness) * calls,
+                f"median {turn_ms[calls] / calls:5.2f} ms per call "
+                f"(min {min(total[calls]) / calls:5.2f}); the harness alone (the "
+                f"tool's own work left out) {harness_ms[calls] / calls:5.2f} ms; "
+                f"{statistics.median(database_share[calls]):.0%} of it database work"
             )
         print(
-            f"{name:9} turn of {calls:2} calls, a call's median time by part: "
+            f"{name:9} turn of {CALLS[-1]:2} calls, a call's median time by part: "
             + ", ".join(
                 f"{label} {statistics.median(parts[key]):.2f} ms"
                 for key, label in PARTS
             )
         )
-    return totals
+        print(
+            f"{name:9} what the calls add to a turn, per call (the turn less the turn "
+            "with no call, over its calls): "
+            + ", ".join(
+                f"{calls} {'call' if calls == 1 else 'calls'} "
+                f"{(turn_ms[calls] - turn_ms[0]) / calls:.2f} ms"
+                for calls in CALLS[1:]
+            )
+            + "; the harness alone "
+            + ", ".join(
+                f"{(harness_ms[calls] - harness_ms[0]) / calls:.2f} ms"
+                for calls in CALLS[1:]
+            )
+        )
 
 
 def _conversation(agent: Any) -> Any:
