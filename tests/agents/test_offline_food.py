@@ -155,6 +155,117 @@ def test_an_english_name_of_one_food_logs_it_without_asking(client, agent):
     assert reply.startswith("Logged: 120 g of Arroz integral (cocido) for lunch on ")
 
 
+@pytest.mark.parametrize(
+    ("said", "meal", "days"),
+    [
+        ("Añade 200 g de arroz integral a mi comida de hoy", "lunch", 0),
+        ("Apunta 200 g de arroz integral en la cena de mañana", "dinner", 1),
+        ("Add 200 g of brown rice for dinner tomorrow", "dinner", 1),
+        ("Log 200 g of brown rice for my breakfast on Friday", "breakfast", None),
+    ],
+)
+def test_the_day_and_meal_said_with_a_food_are_not_taken_for_its_name(
+    client, agent, said, meal, days
+):
+    """ "Arroz integral … de hoy" names one food: "hoy", "for" or "Friday" are no
+    part of its name, and the demo model logs it without asking which."""
+    started = start(client, agent, identity_token=identity(agent, sub="socio-1003"))
+
+    send(client, started, said)
+
+    entry = MealEntry.objects.get()
+    today = business_today(business=agent.business)
+    friday = today + datetime.timedelta(days=(4 - today.weekday()) % 7)
+    expected = friday if days is None else today + datetime.timedelta(days=days)
+    assert (entry.food.name, entry.meal, entry.date, entry.grams) == (
+        "Arroz integral (cocido)",
+        meal,
+        expected,
+        200,
+    )
+
+
+def test_grams_written_out_are_read_as_grams(client, agent):
+    """ "100 gramos" was read as "100 gr" and "amos", a food the catalog lacks."""
+    started = member_conversation(client, agent)
+
+    send(client, started, "Añade 100 gramos de avena al desayuno de mañana")
+
+    entry = MealEntry.objects.get()
+    tomorrow = business_today(business=agent.business) + datetime.timedelta(days=1)
+    assert (entry.food.name, entry.meal, entry.date, entry.grams) == (
+        "Copos de avena",
+        "breakfast",
+        tomorrow,
+        100,
+    )
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "Tell me the carbs of oats please",
+        "What about the protein in oats?",
+        "Dime las calorías de la avena, por favor",
+    ],
+)
+def test_the_words_around_a_food_are_not_searched_for(client, agent, said):
+    started = member_conversation(client, agent)
+
+    reply = reply_to(send(client, started, said))
+
+    assert "Copos de avena: 66 g" in reply
+    assert ToolCallLog.objects.count() == 1
+
+
+def test_a_food_named_with_more_words_gives_that_food_only(client, agent):
+    """ "Arroz integral" is brown rice: not the other rice, nor brown bread."""
+    started = member_conversation(client, agent)
+
+    reply = reply_to(
+        send(client, started, "¿Cuántos carbohidratos tiene el arroz integral?")
+    )
+
+    assert reply == (
+        "Según el catálogo del gimnasio:\n- Arroz integral (cocido): 23.5 g de "
+        "hidratos de carbono, 2.6 g de proteínas, 0.9 g de grasas y 112 kcal por "
+        "100 g."
+    )
+    assert ToolCallLog.objects.get().arguments == {"query": "arroz integral"}
+
+
+def test_a_food_no_name_has_every_word_of_is_looked_for_word_by_word(client, agent):
+    """No food has every word of "pollo asado": the catalog is asked for each word
+    in turn, and the reply says that it has no "pollo asado" before what it has with
+    "pollo". It used to ask for the last word alone, and answered with "Boniato
+    asado"."""
+    started = member_conversation(client, agent)
+
+    reply = reply_to(send(client, started, "¿Cuántas proteínas tiene el pollo asado?"))
+
+    assert reply == (
+        "El catálogo del gimnasio no tiene «pollo asado»; con «pollo» tiene:\n"
+        "- Pechuga de pollo a la plancha: 0 g de hidratos de carbono, 31 g de "
+        "proteínas, 3.6 g de grasas y 165 kcal por 100 g."
+    )
+    assert [log.arguments for log in ToolCallLog.objects.order_by("created_at")] == [
+        {"query": "pollo asado"},
+        {"query": "pollo"},
+    ]
+
+
+def test_a_food_no_word_of_finds_says_so_with_every_word_said(client, agent):
+    started = member_conversation(client, agent)
+
+    reply = reply_to(send(client, started, "¿Cuántas calorías tiene el caviar ruso?"))
+
+    assert reply == (
+        "No he encontrado ningún alimento que coincida con «caviar ruso» en el "
+        "catálogo del gimnasio."
+    )
+    assert ToolCallLog.objects.count() == 3  # both words, then each
+
+
 def test_a_food_without_grams_is_asked_for_them(client, agent):
     started = member_conversation(client, agent)
 

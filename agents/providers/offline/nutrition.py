@@ -7,7 +7,7 @@ import re
 from typing import Any
 
 from agents.providers.offline.base import Intents
-from agents.providers.offline.words import MEALS, STOPWORDS, day_named, has
+from agents.providers.offline.words import MEALS, day_named, food_words, has
 from gymnasia.text import fold
 
 #: Words of a removal that name no food.
@@ -20,8 +20,6 @@ REMOVAL_WORDS = (
     "diario",
     "diary",
     "from",
-    "hoy",
-    "today",
 )
 
 
@@ -40,19 +38,25 @@ class NutritionIntents(Intents):
             "nutrient",
         ):
             return None
-        if "search_foods" not in results:
-            words = [w for w in re.findall(r"[a-z]+", said) if w not in STOPWORDS]
-            if not words:
-                return None
+        words = food_words(said)
+        if not words:
+            return None
+        # Every word said first ("arroz integral"); when no food has them all
+        # ("pollo asado"), each word in turn, and the answer says so.
+        queries = [" ".join(words), *(words if len(words) > 1 else [])]
+        searches = results.get("search_foods", [])
+        if not searches:
             return self._unavailable("search_foods", offered) or self._call(
-                "search_foods", {"query": words[-1]}
+                "search_foods", {"query": queries[0]}
             )
-        result = results["search_foods"][-1]
+        result = searches[-1]
+        if result.get("status") == "no_results" and len(searches) < len(queries):
+            return self._call("search_foods", {"query": queries[len(searches)]})
         if result.get("status") == "no_results":
             return self._t(
-                f"No he encontrado ningún alimento que coincida con «{result.get('query')}» "
+                f"No he encontrado ningún alimento que coincida con «{queries[0]}» "
                 "en el catálogo del gimnasio.",
-                f"I found no food matching “{result.get('query')}” in the gym's catalog.",
+                f"I found no food matching “{queries[0]}” in the gym's catalog.",
             ), []
         if result.get("status") != "ok":
             return self._t(
@@ -75,6 +79,13 @@ class NutritionIntents(Intents):
         head = self._t(
             "Según el catálogo del gimnasio:", "According to the gym's catalog:"
         )
+        if len(searches) > 1:
+            query = queries[len(searches) - 1]
+            head = self._t(
+                f"El catálogo del gimnasio no tiene «{queries[0]}»; con «{query}» "
+                "tiene:",
+                f"The gym's catalog has no “{queries[0]}”; with “{query}” it has:",
+            )
         return head + "\n" + "\n".join(lines), []
 
     def _diary(self, said: str, results: dict[str, Any], offered: set[str]) -> Any:
@@ -133,12 +144,7 @@ class NutritionIntents(Intents):
             )
         entries = results["get_meal_diary"][-1].get("entries", [])
         words = [
-            w
-            for w in re.findall(r"[a-z]+", said)
-            if len(w) > 2
-            and w not in STOPWORDS
-            and w not in MEALS
-            and not has(w, *REMOVAL_WORDS)
+            w for w in food_words(said) if len(w) > 2 and not has(w, *REMOVAL_WORDS)
         ]
         meal = next((MEALS[w] for w in MEALS if has(said, w)), None)
         found = {
@@ -177,7 +183,7 @@ class NutritionIntents(Intents):
     def _add_food(self, said: str, results: dict[str, Any], offered: set[str]) -> Any:
         # The sign is kept: "-50 g" is refused as such, never logged as 50 g.
         grams = re.search(
-            r"(-?\d+(?:[.,]\d+)?)\s*(kg\b|kilos?\b|g\b|gr|gramos|grams)", said
+            r"(-?\d+(?:[.,]\d+)?)\s*(kg|kilos?|gramos?|grams?|gr|g)\b", said
         )
         if not has(said, "anade", "apunta", "anota", "add", "log"):
             return None
@@ -189,13 +195,7 @@ class NutritionIntents(Intents):
                 'How many grams? For example: "add 150 g of apple to my snack".',
             ), []
         meal = next((MEALS[w] for w in MEALS if has(said, w)), "snack")
-        after = said[grams.end() :]
-        words = [w for w in re.findall(r"[a-z]+", after) if w not in STOPWORDS]
-        words = [
-            w
-            for w in words
-            if w not in MEALS and w not in ("al", "a", "to", "my", "mi")
-        ]
+        words = food_words(said[grams.end() :])
         if not words:
             return None
         if "search_foods" not in results:

@@ -110,11 +110,18 @@ ORDINALS = {
 }
 CLASS_TYPES = ("spinning", "yoga", "pilates", "body pump", "hiit", "zumba")
 STOPWORDS = set(
-    "cuantos cuantas carbohidratos hidratos carbono calorias proteinas proteina grasas "
-    "tiene tienen el la los las de del un una unos unas que y en por cada 100 g gramos "
-    "how many carbs carbohydrates calories protein fat does do has have the a an of in "
-    "per is are there".split()
+    "cuantos cuantas cuanto cuanta carbohidratos hidratos carbono calorias proteinas "
+    "proteina grasas grasa tiene tienen el la los las de del un una unos unas que y en "
+    "por cada 100 g gramos hay dime dame quiero saber sabes favor porfa "
+    "how many much carbs carbohydrates calories protein fat does do has have the a an "
+    "of in per is are there what about which tell me give i want know and please "
+    "s".split()
 )
+
+#: Words that say when, and small words around a meal ("for", "en"): no part of a
+#: food's name.
+DAY_WORDS = {"hoy", "today", "manana", "tomorrow", "ayer", "yesterday", *WEEKDAYS}
+LINKING_WORDS = {"al", "a", "to", "my", "mi", "for", "para", "on", "en", "at"}
 
 
 def has(text: str, *words: str) -> bool:
@@ -198,3 +205,16 @@ def _days_of(
         if last > calendar.monthrange(year, month)[1]:
             return None
     return datetime.date(year, month, first), datetime.date(year, month, last)
+
+
+def food_words(said: str) -> list[str]:
+    """The words of a (folded) message that may name a food, in order: not the
+    question's own words, a meal, a day, or the small words around them."""
+    return [
+        w
+        for w in re.findall(r"[a-z]+", said)
+        if w not in STOPWORDS
+        and w not in MEALS
+        and w not in DAY_WORDS
+        and w not in LINKING_WORDS
+    ]
