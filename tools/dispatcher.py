@@ -8,7 +8,8 @@ Read top to bottom, ``dispatch_tool_call`` is the path of a call:
 4. duplicate? The same action in this conversation within the window answers with
    the first call's result (R7). Decided under a row lock, so concurrent identical
    calls execute once.
-5. gated? The call is queued for staff approval (R3).
+5. gated? The call is checked as its handler would check it, and refused now if it
+   could not be done (R4); else it is queued for staff approval (R3).
 6. execute, retrying reads when the integration is unavailable and writes only when
    the request provably never arrived (R6); domain refusals are ``not_found`` or
    ``invalid_arguments`` (R4, R5).
@@ -45,7 +46,13 @@ from tools.integrations.errors import (
     OutcomeUnknown,
 )
 from tools.models import ActionLock, ToolCallLog
-from tools.registry import HandlerContext, Tool, ToolRegistry, published_registry
+from tools.registry import (
+    Check,
+    HandlerContext,
+    Tool,
+    ToolRegistry,
+    published_registry,
+)
 from tools.selection import ToolPolicy
 from tools.services import handoff_create, unknown_outcome_result
 from tools.types import (
@@ -169,6 +176,12 @@ def dispatch_tool_call(call: ToolCall, context: CallContext) -> ToolResult:
             call=call,
         )
 
+    gated = policy.gated_for(amount)
+    if gated and tool.check is not None:
+        refusal = _checked(tool, tool.check, arguments, log, context, trace)
+        if refusal is not None:
+            return _finish(context, log, trace, call, *refusal, tool=tool)
+
     log.action_key = action_key(
         business_id=context.business.pk,
         conversation_key=context.conversation_key,
@@ -186,7 +199,7 @@ def dispatch_tool_call(call: ToolCall, context: CallContext) -> ToolResult:
         return _finish(context, log, trace, call, DUPLICATE, payload, tool=tool)
     trace.step("duplicate", first=None)
 
-    if policy.gated_for(amount):
+    if gated:
         log.gated = True
         pending_id = approval_queue()(
             log=log, arguments=arguments, valid_for=policy.approval_valid_for
@@ -201,6 +214,50 @@ def dispatch_tool_call(call: ToolCall, context: CallContext) -> ToolResult:
     return execute_and_verify(
         tool=tool, arguments=arguments, log=log, context=context, trace=trace, call=call
     )
+
+
+def _checked(
+    tool: Tool,
+    check: Check,
+    arguments: dict[str, Any],
+    log: ToolCallLog,
+    context: CallContext,
+    trace: _Trace,
+) -> tuple[str, dict[str, Any]] | None:
+    """A call about to wait for approval, checked as its handler would check it
+    (R4): what could not be done is refused now, and staff are never asked to
+    approve it. The refusal's status and payload, or None when the call passes."""
+    with translation.override(MODEL_LANGUAGE):
+        try:
+            client = (
+                context.clients(tool.integration, context.business)
+                if tool.integration
+                else None
+            )
+            handler_context = HandlerContext(
+                business=context.business,
+                member=context.member,
+                conversation_key=context.conversation_key,
+                action_id=log.pk,
+                client=client,
+            )
+            check(handler_context, arguments)
+        except NotFound as error:
+            trace.step("checked", error="not_found")
+            return NOT_FOUND, {"message": str(error)}
+        except (InvalidValue, Conflict) as error:
+            trace.step("checked", error="refused")
+            return INVALID_ARGUMENTS, {"errors": [str(error)]}
+        except (IntegrationUnavailable, NotDelivered, OutcomeUnknown) as error:
+            trace.step("checked", error=_error_name(error))
+            return UNAVAILABLE, {"message": _unavailable_message(tool)}
+        except Exception as error:  # a check never acts: nothing was done
+            trace.step("checked", error=_error_name(error))
+            return FAILED, {
+                "message": "The request could not be checked; nothing was done."
+            }
+    trace.step("checked", passed=True)
+    return None
 
 
 def parse_arguments(

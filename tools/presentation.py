@@ -57,6 +57,12 @@ def call_step_described(step: Mapping[str, Any]) -> str:
         return _("over the gym's limit")
     if name == "duplicate":
         return _("repeats an earlier call") if step.get("first") else _("not a repeat")
+    if name == "checked":
+        if "error" in step:
+            return _("checked before approval: cannot be done (%(error)s)") % {
+                "error": step["error"]
+            }
+        return _("checked before approval: can be done")
     if name == "gated":
         return _("waits for approval")
     if name == "attempt":

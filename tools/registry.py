@@ -2,9 +2,9 @@
 
 A tool is published in ``tools.specs`` (name, description, schema, effect, whether
 it needs a member, the integration kind it needs) and handled in ``tools.handlers``
-(its handler and, for a write, its verifier). ``build_registry`` joins the two and
-refuses any mismatch, so a published tool without a handler, or a handler without a
-published tool, cannot start.
+(its handler; for a write, its verifier, and maybe its check). ``build_registry``
+joins the two and refuses any mismatch, so a published tool without a handler, or a
+handler without a published tool, cannot start.
 """
 
 from __future__ import annotations
@@ -42,6 +42,9 @@ class HandlerContext:
 
 Handler = Callable[[HandlerContext, dict[str, Any]], Outcome]
 Verifier = Callable[[HandlerContext, dict[str, Any], Outcome], str]
+#: A write's business checks without its effect: raises the domain's refusals
+#: (``NotFound``, ``InvalidValue``, ``Conflict``) as the handler would, or returns.
+Check = Callable[[HandlerContext, dict[str, Any]], None]
 
 
 @dataclass(frozen=True)
@@ -62,6 +65,9 @@ class Tool:
     handler: Handler
     verifier: Verifier | None
     validator: Draft202012Validator
+    #: Run before a call is queued for staff approval, so that staff are never
+    #: asked to approve what could not be done (R4).
+    check: Check | None = None
 
     @property
     def name(self) -> str:
@@ -116,6 +122,7 @@ class ToolRegistry:
 
 HANDLERS: dict[str, Handler] = {}
 VERIFIERS: dict[str, Verifier] = {}
+CHECKS: dict[str, Check] = {}
 
 
 def handles(name: str) -> Callable[[Handler], Handler]:
@@ -142,12 +149,39 @@ def verifies(name: str) -> Callable[[Verifier], Verifier]:
     return register
 
 
+def checks(name: str) -> Callable[[Check], Check]:
+    """Register the check of a write tool."""
+
+    def register(function: Check) -> Check:
+        if name in CHECKS:
+            raise RegistryMismatch(f"two checks for {name!r}")
+        CHECKS[name] = function
+        return function
+
+    return register
+
+
+def rehearsed(handler: Handler) -> Check:
+    """A built-in write's check: its handler, with every write of its client run
+    and then rolled back, so that every rule of the gym's own code applies and
+    nothing changes."""
+
+    def check(ctx: HandlerContext, args: dict[str, Any]) -> None:
+        with ctx.client.rolled_back():
+            handler(ctx, args)
+
+    return check
+
+
 def build_registry(
     declarations: Iterable[ToolDeclaration],
     handlers: Mapping[str, Handler],
     verifiers: Mapping[str, Verifier],
+    checks: Mapping[str, Check] | None = None,
 ) -> ToolRegistry:
-    """Join declarations with their handlers and verifiers, refusing any mismatch."""
+    """Join declarations with their handlers, verifiers and checks, refusing any
+    mismatch."""
+    checks = checks or {}
     declared = {d.name: d for d in declarations}
     problems = [
         f"published without a handler: {n}" for n in declared if n not in handlers
@@ -177,6 +211,11 @@ def build_registry(
         for n in verifiers
         if n not in declared
     ]
+    problems += [
+        f"check of a tool that is not a published write: {n}"
+        for n in checks
+        if n not in declared or declared[n].effect != "write"
+    ]
     if problems:
         raise RegistryMismatch("; ".join(problems))
     return ToolRegistry(
@@ -184,6 +223,7 @@ def build_registry(
             declaration=declaration,
             handler=handlers[name],
             verifier=verifiers.get(name),
+            check=checks.get(name),
             validator=Draft202012Validator(
                 declaration.parameters,
                 format_checker=Draft202012Validator.FORMAT_CHECKER,
@@ -199,4 +239,4 @@ def published_registry() -> ToolRegistry:
     import tools.handlers  # noqa: F401  (registers the handlers)
     from tools.specs import PUBLISHED
 
-    return build_registry(PUBLISHED, HANDLERS, VERIFIERS)
+    return build_registry(PUBLISHED, HANDLERS, VERIFIERS, CHECKS)

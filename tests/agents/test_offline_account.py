@@ -8,6 +8,8 @@ import datetime
 import pytest
 
 from agents.providers.offline.words import period_named
+from agents.verdict import SENTENCES
+from approvals.models import PendingAction
 from gymnasia.gyms.selectors import business_today
 from gymnasia.memberships.models import MembershipFreeze
 from gymnasia.text import fold
@@ -63,3 +65,22 @@ def test_the_membership_state_is_said_in_her_language(client, agent):
     reply = reply_to(send(client, started, "¿Cuándo vence mi cuota?"))
 
     assert reply.startswith("Tu cuota «Cuota mensual» está activa y termina el ")
+
+
+def test_a_freeze_that_could_not_be_made_is_refused_at_once_not_sent_to_staff(
+    client, agent
+):
+    """An end before the start: she is told why now, and staff see no request."""
+    started = member_conversation(client, agent)
+    year = business_today(business=agent.business).year + 1
+
+    reply = reply_to(
+        send(client, started, f"Quiero congelar del {year}-03-01 al {year}-02-01")
+    )
+
+    assert reply == (
+        SENTENCES["es"]["not_done"]
+        + "\n\nNo se ha podido: La congelación no puede terminar antes de empezar."
+    )
+    assert not PendingAction.objects.exists()
+    assert not MembershipFreeze.objects.exists()

@@ -8,7 +8,7 @@ from typing import Any
 from django.utils.translation import gettext as _
 
 from gymnasia.errors import InvalidValue
-from tools.registry import HandlerContext, handles, verifies
+from tools.registry import HandlerContext, checks, handles, rehearsed, verifies
 from tools.types import NO_RESULTS, NOT_APPLIED, OK, VERIFIED, Outcome
 
 MAX_LISTED_DAYS = 31
@@ -53,6 +53,9 @@ def book_class(ctx: HandlerContext, args: dict[str, Any]) -> Outcome:
     return Outcome(OK, {"booking": booking}, receipt=booking)
 
 
+checks("book_class")(rehearsed(book_class))
+
+
 @verifies("book_class")
 def verify_book_class(
     ctx: HandlerContext, args: dict[str, Any], outcome: Outcome
@@ -75,6 +78,9 @@ def cancel_booking(ctx: HandlerContext, args: dict[str, Any]) -> Outcome:
         member=ctx.required_member, booking_id=args["booking_id"]
     )
     return Outcome(OK, {"booking": booking}, receipt=booking)
+
+
+checks("cancel_booking")(rehearsed(cancel_booking))
 
 
 @verifies("cancel_booking")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime
 from typing import Any
 
-from tools.registry import HandlerContext, handles, verifies
+from tools.registry import HandlerContext, checks, handles, rehearsed, verifies
 from tools.types import NO_RESULTS, NOT_APPLIED, OK, VERIFIED, Outcome
 
 
@@ -25,6 +25,9 @@ def freeze_membership(ctx: HandlerContext, args: dict[str, Any]) -> Outcome:
         end=datetime.date.fromisoformat(args["end"]),
     )
     return Outcome(OK, {"freeze": freeze}, receipt=freeze)
+
+
+checks("freeze_membership")(rehearsed(freeze_membership))
 
 
 @verifies("freeze_membership")

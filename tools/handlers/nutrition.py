@@ -6,7 +6,7 @@ import datetime
 from decimal import Decimal
 from typing import Any
 
-from tools.registry import HandlerContext, handles, verifies
+from tools.registry import HandlerContext, checks, handles, rehearsed, verifies
 from tools.types import NO_RESULTS, NOT_APPLIED, OK, VERIFIED, Outcome
 
 
@@ -59,6 +59,9 @@ def add_food_to_meal(ctx: HandlerContext, args: dict[str, Any]) -> Outcome:
     return Outcome(OK, {"entry": entry}, receipt=entry)
 
 
+checks("add_food_to_meal")(rehearsed(add_food_to_meal))
+
+
 @verifies("add_food_to_meal")
 def verify_add_food_to_meal(
     ctx: HandlerContext, args: dict[str, Any], outcome: Outcome
@@ -84,6 +87,9 @@ def remove_meal_entry(ctx: HandlerContext, args: dict[str, Any]) -> Outcome:
         member=ctx.required_member, entry_id=args["entry_id"]
     )
     return Outcome(OK, {"removed": entry}, receipt=entry)
+
+
+checks("remove_meal_entry")(rehearsed(remove_meal_entry))
 
 
 @verifies("remove_meal_entry")

@@ -10,7 +10,7 @@ from django.utils.translation import gettext as _
 
 from gymnasia.errors import InvalidValue, NotFound
 from tools.integrations.stripe import major_units, minor_units
-from tools.registry import HandlerContext, handles, verifies
+from tools.registry import HandlerContext, checks, handles, verifies
 from tools.types import NO_RESULTS, NOT_APPLIED, OK, VERIFIED, Outcome
 
 
@@ -43,8 +43,11 @@ def list_payments(ctx: HandlerContext, args: dict[str, Any]) -> Outcome:
     return Outcome(OK, {"payments": [_payment(c) for c in paid], "count": len(paid)})
 
 
-@handles("refund_payment")
-def refund_payment(ctx: HandlerContext, args: dict[str, Any]) -> Outcome:
+def _refundable(
+    ctx: HandlerContext, args: dict[str, Any]
+) -> tuple[dict[str, Any], int]:
+    """The member's payment to refund and the amount in its minor units, or the
+    refusal: a payment of someone else, or more than is left of it."""
     customer = ctx.client.customer_for(ctx.required_member)
     charge = ctx.client.get_charge(args["payment_id"]) if customer else None
     if charge is None or charge.get("customer") != customer:
@@ -60,6 +63,18 @@ def refund_payment(ctx: HandlerContext, args: dict[str, Any]) -> Outcome:
             % {"rest": major_units(refundable, currency), "currency": currency.upper()},
             field="amount",
         )
+    return charge, cents
+
+
+@checks("refund_payment")
+def check_refund_payment(ctx: HandlerContext, args: dict[str, Any]) -> None:
+    _refundable(ctx, args)
+
+
+@handles("refund_payment")
+def refund_payment(ctx: HandlerContext, args: dict[str, Any]) -> Outcome:
+    charge, cents = _refundable(ctx, args)
+    currency = str(charge["currency"])
     refund = ctx.client.refund(
         charge_id=charge["id"], cents=cents, idempotency_key=f"gymnasia-{ctx.action_id}"
     )

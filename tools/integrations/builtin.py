@@ -3,12 +3,15 @@
 Writes run in their own transaction under a statement timeout, and their failures
 are classified: an error inside the transaction means it was rolled back
 (``IntegrationFailed``); an error while committing means nobody knows
-(``OutcomeUnknown``).
+(``OutcomeUnknown``). Within ``rolled_back()``, a write runs with every check of
+the gym's code and is then rolled back: that is how a request is checked before
+staff are asked to approve it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import contextlib
+from collections.abc import Callable, Iterator
 from decimal import Decimal
 from typing import TypeVar
 
@@ -52,6 +55,21 @@ class BuiltinClient:
 
     def __init__(self, business: Business) -> None:
         self.business = business
+        self._rehearsing = False
+
+    @property
+    def rehearsing(self) -> bool:
+        """Whether writes are being rolled back (``rolled_back``)."""
+        return self._rehearsing
+
+    @contextlib.contextmanager
+    def rolled_back(self) -> Iterator[None]:
+        """Writes made within run, with all their checks, and change nothing."""
+        self._rehearsing = True
+        try:
+            yield
+        finally:
+            self._rehearsing = False
 
     def _read(self, operation: Callable[[], T]) -> T:
         try:
@@ -62,6 +80,8 @@ class BuiltinClient:
             ) from error
 
     def _write(self, operation: Callable[[], T]) -> T:
+        if self._rehearsing:
+            return self._rehearse(operation)
         try:
             with transaction.atomic():
                 try:
@@ -77,3 +97,9 @@ class BuiltinClient:
             raise OutcomeUnknown(
                 "the change was sent but its commit could not be confirmed"
             ) from error
+
+    def _rehearse(self, operation: Callable[[], T]) -> T:
+        with transaction.atomic():
+            result = self._read(operation)
+            transaction.set_rollback(True)
+        return result

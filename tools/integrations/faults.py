@@ -115,6 +115,10 @@ class FaultyClient:
         is_write = name in self._client.writes
 
         def call(*args: Any, **kwargs: Any) -> Any:
+            if is_write and self._client.rehearsing:
+                # A write rolled back (a check before approval) changes nothing:
+                # the faults are kept for the write itself.
+                return attribute(*args, **kwargs)
             fault = _take(self._client.kind, is_write)
             return _spoil(fault, self._client, attribute, args, kwargs)
 

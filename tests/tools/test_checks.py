@@ -1,0 +1,271 @@
+"""A gated write is checked as its handler would check it before it is queued (R4):
+staff are never asked to approve what could not be done, the member is told at once,
+and the check itself changes nothing."""
+
+from __future__ import annotations
+
+import pytest
+from django.utils import translation
+
+from approvals.models import PendingAction
+from approvals.services import pending_action_approve, pending_action_execute
+from gymnasia.classes.models import Booking
+from gymnasia.memberships.models import Membership, MembershipFreeze
+from gymnasia.nutrition.models import MealEntry
+from tests.factories import StaffRoleFactory
+from tools.integrations.faults import Fault, inject_fault
+from tools.models import ToolCallLog
+from tools.presentation import call_steps_described
+from tools.registry import (
+    HANDLERS,
+    VERIFIERS,
+    RegistryMismatch,
+    build_registry,
+    published_registry,
+)
+from tools.specs import PUBLISHED
+
+pytestmark = pytest.mark.django_db
+
+
+def freeze(world, start, end, **kwargs):
+    return world.call(
+        "freeze_membership",
+        {"start": world.day(start), "end": world.day(end)},
+        offered={"freeze_membership": "gated"},
+        **kwargs,
+    )
+
+
+def rows(world):
+    """What a refused request must leave as it was."""
+    membership = Membership.objects.get(member=world.member)
+    return (
+        PendingAction.objects.count(),
+        MembershipFreeze.objects.count(),
+        membership.ends_on,
+        Booking.objects.count(),
+        MealEntry.objects.count(),
+    )
+
+
+@pytest.mark.parametrize(
+    ("start", "end", "status", "error"),
+    [
+        (19, 10, "invalid_arguments", "The freeze cannot end before it starts."),
+        (-3, 5, "invalid_arguments", "A freeze cannot start in the past."),
+        (10, 200, "invalid_arguments", "A freeze can last at most"),
+    ],
+)
+def test_a_request_that_could_not_be_done_is_refused_not_queued(
+    world, start, end, status, error
+):
+    before = rows(world)
+
+    result = freeze(world, start, end)
+
+    assert result.status == status
+    assert result.payload["verification"] == "not_applied"
+    assert result.payload["errors"][0].startswith(error)
+    assert rows(world) == before
+    log = ToolCallLog.objects.get()
+    assert (log.gated, log.status) == (False, status)
+    assert [s["step"] for s in log.steps] == ["offered", "validated", "checked"]
+    assert log.steps[-1]["error"] == "refused"
+
+
+def test_a_request_overlapping_a_freeze_made_since_is_refused(world):
+    """The check reads the member's state now: a freeze approved and made earlier
+    makes an overlapping request impossible."""
+    staff = StaffRoleFactory(business=world.business, role="staff").user
+    first = PendingAction.objects.get(
+        pk=freeze(world, 10, 19).payload["pending_action"]
+    )
+    pending_action_approve(action_id=first.pk, user=staff)
+    assert pending_action_execute(action_id=first.pk) == "succeeded"
+    before = rows(world)
+
+    result = freeze(world, 15, 25, conversation="conversation-2")
+
+    assert result.status == "invalid_arguments"
+    assert "overlaps the freeze" in result.payload["errors"][0]
+    assert rows(world) == before
+
+
+def test_a_request_that_can_be_done_is_queued_and_its_check_changed_nothing(world):
+    """A freeze moves the membership's end; rehearsed, it moves nothing."""
+    ends_on = Membership.objects.get(member=world.member).ends_on
+
+    result = freeze(world, 10, 19)
+
+    assert result.status == "pending_approval"
+    assert MembershipFreeze.objects.count() == 0
+    assert Membership.objects.get(member=world.member).ends_on == ends_on
+    log = ToolCallLog.objects.get()
+    assert [s["step"] for s in log.steps] == [
+        "offered",
+        "validated",
+        "checked",
+        "duplicate",
+        "gated",
+    ]
+    assert log.steps[2] == {"step": "checked", "passed": True, "ms": log.steps[2]["ms"]}
+
+
+@pytest.mark.parametrize(
+    ("name", "arguments", "status"),
+    [
+        ("book_class", {"session_id": "yoga"}, "invalid_arguments"),  # full
+        ("book_class", {"session_id": "pilates"}, "invalid_arguments"),  # booked
+        ("book_class", {"session_id": "foreign_session"}, "not_found"),
+        ("cancel_booking", {"booking_id": "their_booking"}, "not_found"),
+        ("remove_meal_entry", {"entry_id": "their_entry"}, "not_found"),
+        (
+            "add_food_to_meal",
+            {"food_id": "foreign_food", "grams": 100},
+            "not_found",
+        ),
+    ],
+)
+def test_every_built_in_write_is_checked_before_it_waits(
+    world, name, arguments, status
+):
+    arguments = {
+        key: world.ids[f"{key}:{value}"] if key.endswith("_id") else value
+        for key, value in arguments.items()
+    }
+    if name == "add_food_to_meal":
+        arguments |= {"date": world.day(0), "meal": "lunch"}
+    before = rows(world)
+
+    result = world.call(name, arguments, offered={name: "gated"})
+
+    assert (result.status, result.payload["verification"]) == (status, "not_applied")
+    assert rows(world) == before
+
+
+@pytest.mark.parametrize(
+    ("name", "arguments"),
+    [
+        ("book_class", {"session_id": "spinning"}),
+        ("cancel_booking", {"booking_id": "my_booking"}),
+        ("remove_meal_entry", {"entry_id": "my_entry"}),
+    ],
+)
+def test_a_built_in_write_that_can_be_done_waits_and_nothing_changed(
+    world, name, arguments
+):
+    arguments = {key: world.ids[f"{key}:{value}"] for key, value in arguments.items()}
+    bookings = sorted(Booking.objects.values_list("pk", "status"))
+    entries = sorted(MealEntry.objects.values_list("pk", flat=True))
+
+    result = world.call(name, arguments, offered={name: "gated"})
+
+    assert result.status == "pending_approval"
+    assert sorted(Booking.objects.values_list("pk", "status")) == bookings
+    assert sorted(MealEntry.objects.values_list("pk", flat=True)) == entries
+
+
+def test_an_integration_that_cannot_be_read_refuses_the_request_as_unavailable(world):
+    before = rows(world)
+
+    with inject_fault("memberships", Fault.UNAVAILABLE):
+        result = freeze(world, 10, 19)
+
+    assert result.status == "unavailable"
+    assert rows(world) == before
+
+
+def test_a_fault_meant_for_the_write_is_kept_for_it_not_spent_on_the_check(world):
+    """The check's rehearsed write is not the write: a storage failure of the next
+    write strikes the approved execution, not the check."""
+    staff = StaffRoleFactory(business=world.business, role="staff").user
+
+    with inject_fault("memberships", Fault.STORAGE_FAILURE, times=1):
+        result = freeze(world, 10, 19)
+        assert result.status == "pending_approval"
+        action = PendingAction.objects.get()
+        pending_action_approve(action_id=action.pk, user=staff)
+        assert pending_action_execute(action_id=action.pk) == "failed"
+
+    assert MembershipFreeze.objects.count() == 0
+
+
+def test_a_refund_over_what_is_left_is_refused_before_staff_see_it(world, stripe):
+    world.connect_stripe(stripe)
+    arguments = {"payment_id": world.ids["payment_id:towel"], "amount": 20}
+
+    result = world.call(
+        "refund_payment", arguments, offered={"refund_payment": "gated"}
+    )
+
+    assert result.status == "invalid_arguments"
+    assert result.payload["errors"] == [
+        "At most 12.5 EUR of this payment can still be refunded."
+    ]
+    assert PendingAction.objects.count() == 0
+    assert stripe.refund_posts() == []
+
+
+def test_a_refund_that_can_be_done_waits_and_nothing_was_refunded(world, stripe):
+    world.connect_stripe(stripe)
+    arguments = {"payment_id": world.ids["payment_id:towel"], "amount": 5}
+
+    result = world.call(
+        "refund_payment", arguments, offered={"refund_payment": "gated"}
+    )
+
+    assert result.status == "pending_approval"
+    assert stripe.refund_posts() == []
+
+
+def test_an_automatic_write_is_not_checked_twice(world):
+    """Its handler checks it as it runs: no rehearsal first."""
+    world.call(
+        "book_class",
+        {"session_id": world.ids["session_id:spinning"]},
+        offered={"book_class": "auto"},
+    )
+    log = ToolCallLog.objects.get()
+    assert "checked" not in [s["step"] for s in log.steps]
+    assert log.status == "ok"
+
+
+def test_the_check_step_reads_in_words():
+    steps = [
+        {"step": "checked", "passed": True},
+        {"step": "checked", "error": "refused"},
+    ]
+    with translation.override("en"):
+        assert call_steps_described(steps) == [
+            "checked before approval: can be done",
+            "checked before approval: cannot be done (refused)",
+        ]
+    with translation.override("es"):
+        assert call_steps_described(steps) == [
+            "comprobado antes de aprobar: se puede hacer",
+            "comprobado antes de aprobar: no se puede hacer (refused)",
+        ]
+
+
+def test_a_check_of_a_read_or_of_no_published_tool_cannot_start():
+    def check(ctx, args):
+        return None
+
+    with pytest.raises(RegistryMismatch) as refused:
+        build_registry(
+            PUBLISHED,
+            HANDLERS,
+            VERIFIERS,
+            {"search_foods": check, "launch_rocket": check},
+        )
+    assert str(refused.value) == (
+        "check of a tool that is not a published write: search_foods; "
+        "check of a tool that is not a published write: launch_rocket"
+    )
+
+
+def test_every_write_but_the_handoff_has_a_check():
+    registry = published_registry()
+    unchecked = [t.name for t in registry if t.is_write and t.check is None]
+    assert unchecked == ["handoff_to_staff"]
