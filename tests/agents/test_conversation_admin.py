@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime
 import re
 from io import StringIO
 
@@ -14,6 +15,7 @@ from agents.conversations import conversation_start
 from agents.models import Agent
 from agents.turn import turn_run
 from gymnasia.gyms.models import Member
+from gymnasia.gyms.selectors import business_today
 from tools.models import ToolCallLog
 from tools.services import handoff_create, handoff_resolve
 
@@ -28,9 +30,18 @@ def seeded():
     agent = Agent.objects.get()
     member = Member.objects.get(external_id="socio-1001")
     conversation = conversation_start(agent=agent, member=member)
-    async_to_sync(turn_run)(conversation, "Reserva spinning mañana")
+    day = _weekday_to_come(agent.business)
+    async_to_sync(turn_run)(conversation, f"Reserva spinning el {day} a las 19:00")
     async_to_sync(turn_run)(conversation, "Congela mi cuota en agosto")
     return conversation, lines
+
+
+def _weekday_to_come(business) -> datetime.date:
+    """The demo's spinning runs Monday to Friday, at 07:30 and 19:00."""
+    day = business_today(business=business) + datetime.timedelta(days=1)
+    while day.weekday() > 4:
+        day += datetime.timedelta(days=1)
+    return day
 
 
 @pytest.mark.parametrize("role", ["owner", "staff"])
@@ -42,7 +53,7 @@ def test_the_timeline_shows_each_tool_calls_decisions(client, seeded, role, sett
     page = client.get(f"/admin/agents/conversation/{conversation.pk}/change/")
     assert page.status_code == 200
     html = page.content.decode()
-    assert "Reserva spinning mañana" in html
+    assert re.search(r"Reserva spinning el [\d-]+ a las 19:00", html)
     assert "<code>book_class</code>" in html and "verified" in html
     assert "<code>freeze_membership</code>" in html and "pending_approval" in html
     assert "He enviado tu solicitud al equipo del gimnasio" in html

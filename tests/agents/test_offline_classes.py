@@ -287,3 +287,54 @@ def test_a_booking_to_move_is_explained_not_half_done(client, agent, text):
     assert reply.startswith("Para cambiar una reserva, cancela la que tienes")
     assert ToolCallLog.objects.count() == calls
     assert Booking.objects.filter(status="confirmed").count() == 1
+
+
+def test_a_class_not_singled_out_is_asked_about_never_guessed(client, agent):
+    """ "Reserva la clase 99999" names no class of the day: it used to book the
+    day's first class. Several could be meant, so she is asked which."""
+    started = member_conversation(client, agent)
+
+    reply = reply_to(send(client, started, "Reserva la clase 99999"))
+
+    assert reply.startswith("Hay varias: ")
+    assert "¿Cuál reservo? Dímelo con su hora, por ejemplo: «reserva " in reply
+    assert not Booking.objects.exists()
+    assert not ToolCallLog.objects.filter(tool_name="book_class").exists()
+
+
+def test_two_classes_of_a_kind_that_day_are_asked_about_then_the_time_said_books(
+    client, agent
+):
+    day, sessions = classes_on_a_later_day(agent, "Spinning", "Spinning")
+    started = member_conversation(client, agent)
+
+    asked = reply_to(send(client, started, f"Reserva spinning el {day}"))
+
+    assert asked == (
+        f"Hay varias: Spinning {day} 08:00, Spinning {day} 09:00. ¿Cuál reservo? "
+        f"Dímelo con su hora, por ejemplo: «reserva spinning el {day} a las 08:00»."
+    )
+    assert not Booking.objects.exists()
+
+    booked = reply_to(send(client, started, f"Reserva spinning el {day} a las 9"))
+
+    assert Booking.objects.get().session_id == sessions[1].pk
+    assert booked == f"Reserva confirmada: Spinning el {day} 09:00 en Sala 1."
+
+
+def test_cancel_the_one_of_a_kind_named_without_the_word_booking(client, agent):
+    started = with_one_booking(client, agent)
+
+    reply = reply_to(send(client, started, "Cancela la de yoga"))
+
+    assert reply == "Reserva cancelada."
+    assert Booking.objects.get().status == "cancelled"
+
+
+def test_no_class_of_the_kind_asked_about_says_which_kind_and_day(client, agent):
+    day, _ = classes_on_a_later_day(agent, "Spinning")
+    started = member_conversation(client, agent)
+
+    reply = reply_to(send(client, started, f"¿Hay yoga el {day}?"))
+
+    assert reply == f"No hay clases de yoga el {day}."

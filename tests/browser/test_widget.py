@@ -152,7 +152,7 @@ def test_widget_member_sees_a_waiting_request_approved_and_a_booking_confirmed(
     member.screenshot(path=str(ARTIFACTS / "widget-freeze-approved.png"))
 
     day = next_weekday()
-    booked = ask(frame, f"Resérvame spinning el {day.isoformat()}")
+    booked = ask(frame, f"Resérvame spinning el {day.isoformat()} a las 19:00")
 
     assert "Reserva confirmada: Spinning" in booked.inner_text()
     assert booked.get_attribute("data-state") is None

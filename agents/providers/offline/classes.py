@@ -15,6 +15,7 @@ from agents.providers.offline.words import (
     day_named,
     has,
     ordinal_named,
+    time_named,
 )
 from gymnasia.text import fold
 
@@ -45,15 +46,10 @@ class ClassIntents(Intents):
                 "list_classes", arguments
             )
         result = results["list_classes"][-1]
+        if result.get("status") == "no_results":
+            return self._none_scheduled(said), []
         if result.get("status") != "ok":
-            return (
-                self._t(
-                    "No hay clases programadas esos días.",
-                    "No classes are scheduled then.",
-                )
-                if result.get("status") == "no_results"
-                else self._failure(result)
-            ), []
+            return self._failure(result), []
         lines = [
             f"- {s['class']} {_when(s)} ({s['room']}, "
             + (
@@ -67,6 +63,25 @@ class ClassIntents(Intents):
             for s in result["sessions"][:CLASSES_SHOWN]
         ]
         return self._t("Clases:", "Classes:") + "\n" + "\n".join(lines), []
+
+    def _none_scheduled(self, said: str) -> str:
+        """No class to list: of the kind and on the day asked about, when named
+        ("no yoga tomorrow" is not "no classes tomorrow")."""
+        kind = next((c for c in CLASS_TYPES if c in said), None)
+        day = day_named(said, self.today)
+        if kind and day:
+            return self._t(
+                f"No hay clases de {kind} el {day.isoformat()}.",
+                f"There is no {kind} class on {day.isoformat()}.",
+            )
+        if kind:
+            return self._t(
+                f"No hay clases de {kind} en los próximos 7 días.",
+                f"There is no {kind} class in the next 7 days.",
+            )
+        return self._t(
+            "No hay clases programadas esos días.", "No classes are scheduled then."
+        )
 
     def _book(
         self,
@@ -114,6 +129,9 @@ class ClassIntents(Intents):
                         "That list does not have that many classes.",
                     ), []
                 sessions = [sessions[place]]
+            time = time_named(said)
+            if time is not None and place is None:
+                sessions = [s for s in sessions if _at(s, time)]
             if not sessions:
                 return self._t(
                     "No hay clases de ese tipo ese día.",
@@ -134,6 +152,8 @@ class ClassIntents(Intents):
                     "No hay plazas libres en esa clase ese día.",
                     "There are no free places in that class that day.",
                 ), []
+            if len(sessions) > 1:  # never a guess: the member says which
+                return self._which_class(sessions), []
             return self._unavailable("book_class", offered) or self._call(
                 "book_class", {"session_id": sessions[0]["session_id"]}
             )
@@ -148,6 +168,19 @@ class ClassIntents(Intents):
             ), []
         return self._failure(result), []
 
+    def _which_class(self, sessions: list[dict[str, Any]]) -> str:
+        """Several classes could be meant: which one, and how to say it."""
+        names = ", ".join(f"{s['class']} {_when(s)}" for s in sessions[:5])
+        first = sessions[0]
+        day, time = _when(first).split(" ")
+        kind = fold(first["class"])
+        return self._t(
+            f"Hay varias: {names}. ¿Cuál reservo? Dímelo con su hora, por ejemplo: "
+            f"«reserva {kind} el {day} a las {time}».",
+            f"There are several: {names}. Which one shall I book? Tell me its time, "
+            f'for example: "book {kind} on {day} at {time}".',
+        )
+
     def _cancel(
         self,
         said: str,
@@ -155,12 +188,12 @@ class ClassIntents(Intents):
         offered: set[str],
         earlier: Mapping[str, dict[str, Any]],
     ) -> Any:
+        kind = next((c for c in CLASS_TYPES if c in said), None)
         if not (
             has(said, "cancela", "anula", "cancel")
-            and has(said, "reserva", "clase", "booking", "class")
+            and (has(said, "reserva", "clase", "booking", "class") or kind)
         ):
             return None
-        kind = next((c for c in CLASS_TYPES if c in said), None)
         that = has(said, "esa", "esta", "that", "this")
         if has(said, "todas", "todos", "all my", "all of", "every"):
             # One call cancels one booking: never a partial "done" for "all".
@@ -256,3 +289,9 @@ class ClassIntents(Intents):
 def _when(session: Mapping[str, Any]) -> str:
     """A session's start as the member reads it: "2026-12-01 07:30"."""
     return str(session["starts_at"])[:16].replace("T", " ")
+
+
+def _at(session: Mapping[str, Any], time: tuple[int, int | None]) -> bool:
+    """Whether a session starts at a time said ("a las 7" is any minute of 7)."""
+    hour, minute = int(_when(session)[11:13]), int(_when(session)[14:16])
+    return hour == time[0] and (time[1] is None or minute == time[1])
