@@ -338,3 +338,16 @@ def test_no_class_of_the_kind_asked_about_says_which_kind_and_day(client, agent)
     reply = reply_to(send(client, started, f"¿Hay yoga el {day}?"))
 
     assert reply == f"No hay clases de yoga el {day}."
+
+
+def test_a_kind_named_after_a_list_books_that_class_of_the_list(client, agent):
+    """ "Book the pilates one" after another day's classes: that day's pilates,
+    not today's (it answered that there was no such class)."""
+    day, sessions = classes_on_a_later_day(agent, "Yoga", "Pilates")
+    started = start(client, agent, identity_token=identity(agent, sub="socio-1003"))
+    send(client, started, f"What classes are there on {day}?")
+
+    reply = reply_to(send(client, started, "Book the pilates one"))
+
+    assert Booking.objects.get().session_id == sessions[1].pk
+    assert reply == f"Booking confirmed: Pilates on {day} 09:00 in Sala 1."

@@ -105,9 +105,11 @@ class ClassIntents(Intents):
                 'on Thursday") and I will book it.',
             ), []
         shown = earlier.get("list_classes", {}).get("sessions", [])[:CLASSES_SHOWN]
-        if place is not None and not (day or kind) and shown:
-            # "Book the first one" after a list of classes: that list's one.
-            listed = {"sessions": shown}
+        of_kind = [s for s in shown if not kind or fold(s["class"]) == kind]
+        if not day and (place is not None or kind) and of_kind:
+            # "Book the first one", "book the pilates one" after a list of
+            # classes: that list's.
+            listed = {"sessions": of_kind}
         elif "list_classes" not in results:
             arguments: dict[str, Any] = {
                 "date_from": (day or self.today).isoformat(),
