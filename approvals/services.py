@@ -11,6 +11,7 @@ to a person instead of running twice (R6, R9).
 from __future__ import annotations
 
 import datetime
+import uuid
 from functools import partial
 from typing import Any
 
@@ -31,7 +32,9 @@ from tools.dispatcher import (
     CallContext,
     execute_and_verify,
     parse_arguments,
+    write_checked,
 )
+from tools.integrations.errors import IntegrationError
 from tools.models import ToolCallLog
 from tools.registry import published_registry
 from tools.selection import ToolPolicy
@@ -160,8 +163,8 @@ def pending_action_correct(
 
     The correction is a new binding (its own verification log row and action key),
     the difference is recorded in both trails, and the original is superseded; the
-    member is told. The new arguments are checked against the tool's schema now and
-    by the business rules when the corrected action runs.
+    member is told. The new arguments are checked now against the tool's schema and
+    its business checks (R4), and again by the business rules when it runs.
     """
     action = pending_action_for_staff(action_id=action_id, user=user)
     tool = published_registry().get(action.tool_name)
@@ -172,6 +175,23 @@ def pending_action_correct(
         raise InvalidValue("; ".join(errors))
     if canonical_arguments(corrected) == canonical_arguments(action.arguments):
         raise InvalidValue(_("The corrected request is the same as the original."))
+    if tool.check is not None:
+        try:
+            write_checked(
+                tool,
+                tool.check,
+                corrected,
+                business=action.business,
+                member=action.member,
+                conversation_key=action.conversation_key,
+                action_id=uuid.uuid4(),
+            )
+        except NotFound as error:
+            raise InvalidValue(str(error)) from None
+        except IntegrationError:
+            raise InvalidValue(
+                _("The corrected request cannot be checked right now; try again.")
+            ) from None
     difference = {
         key: [action.arguments.get(key), corrected.get(key)]
         for key in sorted(set(action.arguments) | set(corrected))

@@ -24,6 +24,7 @@ from __future__ import annotations
 import datetime
 import json
 import time
+import uuid
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -229,19 +230,16 @@ def _checked(
     approve it. The refusal's status and payload, or None when the call passes."""
     with translation.override(MODEL_LANGUAGE):
         try:
-            client = (
-                context.clients(tool.integration, context.business)
-                if tool.integration
-                else None
-            )
-            handler_context = HandlerContext(
+            write_checked(
+                tool,
+                check,
+                arguments,
                 business=context.business,
                 member=context.member,
                 conversation_key=context.conversation_key,
                 action_id=log.pk,
-                client=client,
+                clients=context.clients,
             )
-            check(handler_context, arguments)
         except NotFound as error:
             trace.step("checked", error="not_found")
             return NOT_FOUND, {"message": str(error)}
@@ -258,6 +256,32 @@ def _checked(
             }
     trace.step("checked", passed=True)
     return None
+
+
+def write_checked(
+    tool: Tool,
+    check: Check,
+    arguments: dict[str, Any],
+    *,
+    business: Business,
+    member: Member | None,
+    conversation_key: str,
+    action_id: uuid.UUID,
+    clients: ClientFactory = client_for,
+) -> None:
+    """Run a write's check against the integration now: returns, or raises the
+    domain's refusal (or the integration's unavailability)."""
+    client = clients(tool.integration, business) if tool.integration else None
+    check(
+        HandlerContext(
+            business=business,
+            member=member,
+            conversation_key=conversation_key,
+            action_id=action_id,
+            client=client,
+        ),
+        arguments,
+    )
 
 
 def parse_arguments(

@@ -107,3 +107,47 @@ def test_the_inbox_form_corrects(client, world, staff):
     )
     corrected = PendingAction.objects.get(status="pending")
     assert corrected.arguments == {"start": world.day(11), "end": world.day(15)}
+
+
+@pytest.mark.parametrize(
+    ("start", "end", "refusal"),
+    [
+        (19, 12, "The freeze cannot end before it starts."),
+        (-2, 3, "A freeze cannot start in the past."),
+    ],
+)
+def test_a_correction_that_could_not_be_done_is_refused_and_changes_nothing(
+    world, staff, row_counts, start, end, refusal, settings
+):
+    """Checked now as the request was (R4): staff learn at once, and the member is
+    not told of a correction that could never run."""
+    settings.LANGUAGE_CODE = "en"
+    original = request_freeze(world, 10, 19)
+    before = row_counts()
+
+    with pytest.raises(InvalidValue) as refused:
+        pending_action_correct(
+            action_id=original.pk,
+            user=staff,
+            arguments={"start": world.day(start), "end": world.day(end)},
+        )
+
+    assert str(refused.value) == refusal
+    assert row_counts() == before
+    original.refresh_from_db()
+    assert original.status == "pending"
+
+
+def test_the_inbox_says_why_a_correction_could_not_be_done(client, world, staff):
+    original = request_freeze(world, 10, 19)
+    client.force_login(staff)
+
+    page = client.post(
+        f"/inbox/{original.pk}/correct",
+        {"start": world.day(19), "end": world.day(12)},
+        HTTP_ACCEPT_LANGUAGE="es",
+        follow=True,
+    )
+
+    assert "La congelación no puede terminar antes de empezar." in page.content.decode()
+    assert PendingAction.objects.get().status == "pending"
