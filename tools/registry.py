@@ -13,7 +13,7 @@ import functools
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import SchemaError
@@ -123,42 +123,32 @@ class ToolRegistry:
 HANDLERS: dict[str, Handler] = {}
 VERIFIERS: dict[str, Verifier] = {}
 CHECKS: dict[str, Check] = {}
+F = TypeVar("F", Handler, Verifier, Check)
+
+
+def _registering(into: dict[str, F], what: str, name: str) -> Callable[[F], F]:
+    def register(function: F) -> F:
+        if name in into:
+            raise RegistryMismatch(f"two {what}s for {name!r}")
+        into[name] = function
+        return function
+
+    return register
 
 
 def handles(name: str) -> Callable[[Handler], Handler]:
     """Register the handler of a tool."""
-
-    def register(function: Handler) -> Handler:
-        if name in HANDLERS:
-            raise RegistryMismatch(f"two handlers for {name!r}")
-        HANDLERS[name] = function
-        return function
-
-    return register
+    return _registering(HANDLERS, "handler", name)
 
 
 def verifies(name: str) -> Callable[[Verifier], Verifier]:
     """Register the verifier of a write tool."""
-
-    def register(function: Verifier) -> Verifier:
-        if name in VERIFIERS:
-            raise RegistryMismatch(f"two verifiers for {name!r}")
-        VERIFIERS[name] = function
-        return function
-
-    return register
+    return _registering(VERIFIERS, "verifier", name)
 
 
 def checks(name: str) -> Callable[[Check], Check]:
     """Register the check of a write tool."""
-
-    def register(function: Check) -> Check:
-        if name in CHECKS:
-            raise RegistryMismatch(f"two checks for {name!r}")
-        CHECKS[name] = function
-        return function
-
-    return register
+    return _registering(CHECKS, "check", name)
 
 
 def rehearsed(handler: Handler) -> Check:
