@@ -10,6 +10,7 @@ import pytest
 from agents.providers.offline.words import period_named
 from agents.verdict import SENTENCES
 from approvals.models import PendingAction
+from gymnasia.gyms.models import Member
 from gymnasia.gyms.selectors import business_today
 from gymnasia.memberships.models import MembershipFreeze
 from gymnasia.text import fold
@@ -84,3 +85,44 @@ def test_a_freeze_that_could_not_be_made_is_refused_at_once_not_sent_to_staff(
     )
     assert not PendingAction.objects.exists()
     assert not MembershipFreeze.objects.exists()
+
+
+@pytest.mark.parametrize(
+    "said", ["¿Tengo alguna congelación?", "¿Está congelada mi cuota?"]
+)
+def test_a_question_about_freezes_is_answered_not_taken_for_a_request(
+    client, agent, said
+):
+    """It asked her for the days of a freeze she had not asked for."""
+    started = member_conversation(client, agent)
+
+    reply = reply_to(send(client, started, said))
+
+    assert reply.startswith("Tu cuota «Cuota mensual» está activa y termina el ")
+    assert reply.endswith(" No tiene ninguna congelación.")
+    assert not ToolCallLog.objects.filter(tool_name="freeze_membership").exists()
+
+
+def test_the_membership_names_its_freezes(client, agent):
+    membership = Member.objects.get(external_id="socio-1001").memberships.get()
+    start = business_today(business=agent.business) + datetime.timedelta(days=10)
+    MembershipFreeze.objects.create(
+        business=agent.business,
+        membership=membership,
+        start=start,
+        end=start + datetime.timedelta(days=4),
+    )
+    started = member_conversation(client, agent)
+
+    reply = reply_to(send(client, started, "¿Cómo está mi cuota?"))
+
+    end = start + datetime.timedelta(days=4)
+    assert reply.endswith(f" Congelaciones: del {start} al {end}.")
+
+
+def test_needing_to_freeze_is_a_request_for_days(client, agent):
+    started = member_conversation(client, agent)
+
+    reply = reply_to(send(client, started, "Tengo que congelar la cuota"))
+
+    assert reply == "¿Desde qué día y hasta qué día quieres congelar la cuota?"

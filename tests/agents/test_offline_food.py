@@ -33,6 +33,7 @@ def test_food_logged_and_listed_names_the_meal_in_her_language(client, agent):
         f"Anotado: 150 g de Arroz blanco (cocido) en la comida del {today}."
     )
     assert "- Comida: Arroz blanco (cocido), 150 g (195 kcal)" in listed
+    assert listed.endswith("\nTotal: 195 kcal.")  # as the entry says it, not 195.0
 
 
 def test_remove_a_food_from_the_diary_removes_that_entry(client, agent):

@@ -6,6 +6,7 @@ import datetime
 from decimal import Decimal
 from typing import Any
 
+from tools.integrations.builtin import number
 from tools.registry import HandlerContext, checks, handles, rehearsed, verifies
 from tools.types import NO_RESULTS, NOT_APPLIED, OK, VERIFIED, Outcome
 
@@ -33,8 +34,8 @@ def get_meal_diary(ctx: HandlerContext, args: dict[str, Any]) -> Outcome:
             NO_RESULTS,
             {"date": args["date"], "message": "No entries in the diary that day."},
         )
-    totals: dict[str, float] = {
-        key: float(sum((Decimal(str(e[key])) for e in entries), Decimal(0)))
+    totals = {
+        key: number(sum((Decimal(str(e[key])) for e in entries), Decimal(0)))
         for key in ("kcal", "carbohydrates_g", "protein_g", "fat_g")
     }
     return Outcome(

@@ -17,7 +17,10 @@ from agents.providers.offline.words import (
 
 class AccountIntents(Intents):
     def _membership(self, said: str, results: dict[str, Any], offered: set[str]) -> Any:
-        if not has(said, "cuota", "membresia", "abono", "membership"):
+        if not (
+            has(said, "cuota", "membresia", "abono", "membership")
+            or _asks_about_freezes(said)
+        ):
             return None
         if "get_membership" not in results:
             return self._unavailable("get_membership", offered) or self._call(
@@ -28,16 +31,30 @@ class AccountIntents(Intents):
             return self._failure(result), []
         m = result["membership"]
         state = self._t(*MEMBERSHIP_STATES.get(m["status"], (m["status"],) * 2))
-        return self._t(
+        answer = self._t(
             f"Tu cuota «{m['plan']}» está {state} y termina el {m['ends_on']}.",
             f"Your membership “{m['plan']}” is {state} and ends on {m['ends_on']}.",
-        ), []
+        )
+        freezes = m.get("freezes", [])
+        if freezes:
+            periods = ", ".join(
+                self._t(
+                    f"del {f['start']} al {f['end']}", f"{f['start']} to {f['end']}"
+                )
+                for f in freezes
+            )
+            answer += self._t(f" Congelaciones: {periods}.", f" Freezes: {periods}.")
+        elif _asks_about_freezes(said):
+            answer += self._t(" No tiene ninguna congelación.", " It has no freeze.")
+        return answer, []
 
     def _freeze(self, said: str, results: dict[str, Any], offered: set[str]) -> Any:
         if not has(said, "congel", "pausa", "freeze", "pause"):
             return None
         if "freeze_membership" not in results:
             period = period_named(said, self.today)
+            if period is None and _asks_about_freezes(said):
+                return None  # a question about her freezes, for _membership
             if period is None:
                 return self._t(
                     "¿Desde qué día y hasta qué día quieres congelar la cuota?",
@@ -128,3 +145,24 @@ class AccountIntents(Intents):
                 "I have told the staff; they will answer here.",
             ), []
         return self._failure(result), []
+
+
+def _asks_about_freezes(said: str) -> bool:
+    """Whether a (folded) message asks about the membership's freezes ("¿tengo
+    alguna congelación?", "is my membership frozen?") rather than for one
+    ("tengo que congelar la cuota" asks for one)."""
+    if not has(said, "congel", "freeze", "frozen") or has(said, "tengo que"):
+        return False
+    return has(
+        said,
+        "tengo",
+        "tiene",
+        "hay ",
+        "alguna",
+        "esta congelad",
+        "do i have",
+        "is my",
+        "is it",
+        "are there",
+        "any ",
+    )
