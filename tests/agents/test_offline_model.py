@@ -3,11 +3,15 @@ change is declined or only asked about, and answers thanks."""
 
 from __future__ import annotations
 
+import datetime
+
 import pytest
 
 from gymnasia.classes.models import Booking
+from gymnasia.gyms.selectors import business_today
 from tests.agents.api_client import send, start
 from tests.agents.offline_kit import (
+    classes_on_a_later_day,
     member_conversation,
     reply_to,
     with_one_booking,
@@ -106,3 +110,42 @@ def test_a_visitor_asking_for_someone_is_handed_to_staff(client, agent, asked):
     reply_to(send(client, started, asked))
 
     assert Handoff.objects.get().reason == asked
+
+
+def test_a_day_said_after_a_list_of_classes_lists_that_days_same_kind(client, agent):
+    """ "¿Y el …?" after yoga of one day: yoga of the other day. It was not
+    understood."""
+    day, _ = classes_on_a_later_day(agent, "Yoga", "Spinning")
+    next_day = datetime.date.fromisoformat(day) + datetime.timedelta(days=1)
+    started = member_conversation(client, agent)
+    send(client, started, f"¿Hay yoga el {day}?")
+
+    reply = reply_to(send(client, started, f"¿Y el {next_day}?"))
+
+    call = ToolCallLog.objects.filter(tool_name="list_classes").latest("created_at")
+    assert call.arguments == {
+        "date_from": next_day.isoformat(),
+        "date_to": next_day.isoformat(),
+        "class_type": "yoga",
+    }
+    assert reply == f"No hay clases de yoga el {next_day}."
+
+
+def test_a_day_said_after_the_diary_reads_that_days_diary(client, agent):
+    started = member_conversation(client, agent)
+    send(client, started, "Añade 150 g de arroz blanco a mi comida de ayer")
+    send(client, started, "¿Qué he comido hoy?")
+
+    reply = reply_to(send(client, started, "¿Y ayer?"))
+
+    yesterday = business_today(business=agent.business) - datetime.timedelta(days=1)
+    assert reply.startswith(f"Tu diario del {yesterday}:")
+
+
+def test_a_day_said_out_of_the_blue_is_not_taken_for_anything(client, agent):
+    started = member_conversation(client, agent)
+
+    reply = reply_to(send(client, started, "¿Y mañana?"))
+
+    assert reply.startswith("Puedo consultar")
+    assert not ToolCallLog.objects.exists()

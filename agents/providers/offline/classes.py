@@ -24,9 +24,19 @@ CLASSES_SHOWN = 12
 
 
 class ClassIntents(Intents):
-    def _classes(self, said: str, results: dict[str, Any], offered: set[str]) -> Any:
+    def _classes(
+        self,
+        said: str,
+        results: dict[str, Any],
+        offered: set[str],
+        like: Mapping[str, Any] | None = None,
+    ) -> Any:
+        """A day's (or the week's) classes; ``like``: the arguments of the list
+        asked for just before, of which this is the same question for another
+        day ("¿y el sábado?": the same kind of class)."""
         named = any(kind in said for kind in CLASS_TYPES)  # "¿hay spinning mañana?"
-        if not (has(said, "clase", "horario", "class", "schedule") or named):
+        asked = has(said, "clase", "horario", "class", "schedule") or named
+        if not (asked or like is not None):
             return None
         if "list_classes" not in results:
             day = day_named(said, self.today)
@@ -40,6 +50,7 @@ class ClassIntents(Intents):
                 "date_to": end.isoformat(),
             }
             kind = next((c for c in CLASS_TYPES if c in said), None)
+            kind = kind or (like or {}).get("class_type")
             if kind:
                 arguments["class_type"] = kind
             return self._unavailable("list_classes", offered) or self._call(
@@ -47,7 +58,7 @@ class ClassIntents(Intents):
             )
         result = results["list_classes"][-1]
         if result.get("status") == "no_results":
-            return self._none_scheduled(said), []
+            return self._none_scheduled(said, (like or {}).get("class_type")), []
         if result.get("status") != "ok":
             return self._failure(result), []
         lines = [
@@ -64,10 +75,10 @@ class ClassIntents(Intents):
         ]
         return self._t("Clases:", "Classes:") + "\n" + "\n".join(lines), []
 
-    def _none_scheduled(self, said: str) -> str:
+    def _none_scheduled(self, said: str, kind: str | None = None) -> str:
         """No class to list: of the kind and on the day asked about, when named
         ("no yoga tomorrow" is not "no classes tomorrow")."""
-        kind = next((c for c in CLASS_TYPES if c in said), None)
+        kind = next((c for c in CLASS_TYPES if c in said), kind)
         day = day_named(said, self.today)
         if kind and day:
             return self._t(

@@ -8,6 +8,7 @@ embedded default's model and a test double, never a fake success.
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncGenerator
 from functools import partial
 from typing import Any
@@ -24,7 +25,7 @@ from agents.providers.base import (
 from agents.providers.offline.account import AccountIntents
 from agents.providers.offline.classes import ClassIntents
 from agents.providers.offline.nutrition import NutritionIntents
-from agents.providers.offline.words import declines, has
+from agents.providers.offline.words import day_named, declines, has
 from gymnasia.text import fold
 from tools.types import ToolCall
 
@@ -45,7 +46,7 @@ class OfflineProvider(AccountIntents, ClassIntents, NutritionIntents):
         yield StepDone(text=text, tool_calls=tuple(calls))
 
     def respond(self, request: ModelRequest) -> tuple[str, list[ToolCall]]:
-        message, results, earlier = self._turn(request.history)
+        message, results, earlier, before = self._turn(request.history)
         offered = {spec.name for spec in request.tools}
         said = fold(message)
         if not results and declines(said):
@@ -70,6 +71,9 @@ class OfflineProvider(AccountIntents, ClassIntents, NutritionIntents):
             answer = intent(said, results, offered)
             if answer is not None:
                 return answer
+        answer = self._follow_up(said, results, offered, before)
+        if answer is not None:
+            return answer
         if has(said, "gracias", "thank"):
             return self._t(
                 "¡De nada! ¿Algo más?", "You are welcome! Anything else?"
@@ -84,23 +88,62 @@ class OfflineProvider(AccountIntents, ClassIntents, NutritionIntents):
             [],
         )
 
+    def _follow_up(
+        self,
+        said: str,
+        results: dict[str, Any],
+        offered: set[str],
+        before: dict[str, dict[str, Any]],
+    ) -> Any:
+        """ "¿Y el sábado?", "¿y ayer?": the question of the turn before (the
+        classes, the diary), asked again for the day named."""
+        if day_named(said, self.today) is None:
+            return None
+        if "list_classes" in before:
+            return self._classes(said, results, offered, like=before["list_classes"])
+        if "get_meal_diary" in before:
+            return self._diary(said, results, offered, again=True)
+        return None
+
     def _turn(
         self, history: tuple[Any, ...]
-    ) -> tuple[str, dict[str, list[dict[str, Any]]], dict[str, dict[str, Any]]]:
-        """The member's last message, the results of this turn by tool name, and
-        the last result of each tool in the turns before."""
+    ) -> tuple[
+        str,
+        dict[str, list[dict[str, Any]]],
+        dict[str, dict[str, Any]],
+        dict[str, dict[str, Any]],
+    ]:
+        """The member's last message, the results of this turn by tool name, the
+        last result of each tool in the turns before, and the arguments of each
+        tool the turn just before called."""
         message = ""
         results: dict[str, list[dict[str, Any]]] = {}
         earlier: dict[str, dict[str, Any]] = {}
         names: dict[str, str] = {}
+        called: dict[str, dict[str, Any]] = {}
+        before: dict[str, dict[str, Any]] = {}
         for item in history:
             if isinstance(item, UserText):
                 earlier.update({name: got[-1] for name, got in results.items()})
                 message, results, names = item.text, {}, {}
+                before, called = called, {}
             elif isinstance(item, AssistantStep):
                 names.update({call.id: call.name for call in item.tool_calls})
+                called.update(
+                    {call.name: _arguments(call.arguments) for call in item.tool_calls}
+                )
             elif isinstance(item, ToolResults):
                 for result in item.results:
                     name = names.get(result.call_id, "")
                     results.setdefault(name, []).append(dict(result.payload))
-        return message, results, earlier
+        return message, results, earlier, before
+
+
+def _arguments(arguments: Any) -> dict[str, Any]:
+    """A call's arguments as a dict, whatever form the history kept them in."""
+    if isinstance(arguments, str):
+        try:
+            arguments = json.loads(arguments or "{}")
+        except ValueError:
+            return {}
+    return dict(arguments) if isinstance(arguments, dict) else {}

@@ -88,8 +88,15 @@ class NutritionIntents(Intents):
             )
         return head + "\n" + "\n".join(lines), []
 
-    def _diary(self, said: str, results: dict[str, Any], offered: set[str]) -> Any:
-        if not has(
+    def _diary(
+        self,
+        said: str,
+        results: dict[str, Any],
+        offered: set[str],
+        again: bool = False,
+    ) -> Any:
+        """A day's diary; ``again``: asked just before, now for the day named."""
+        if not again and not has(
             said,
             "diario",
             "he comido",
