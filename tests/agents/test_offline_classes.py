@@ -59,8 +59,7 @@ def test_a_place_the_list_does_not_have_books_nothing(client, agent):
 
 
 def test_a_class_under_way_is_neither_listed_nor_booked(client, agent):
-    """Without a list to point at, "book the first" means today's first class: one
-    still to come, never one under way."""
+    """ "The first class of today" is one still to come, never one under way."""
     now = timezone.now()
     under_way = ClassSession.objects.create(
         business=agent.business,
@@ -73,7 +72,7 @@ def test_a_class_under_way_is_neither_listed_nor_booked(client, agent):
     )
     started = member_conversation(client, agent)
 
-    send(client, started, "Reserva la primera")
+    send(client, started, "Reserva la primera clase de hoy")
 
     listed = ToolCallLog.objects.get(tool_name="list_classes").result["sessions"]
     assert under_way.pk not in [s["session_id"] for s in listed]
@@ -351,3 +350,14 @@ def test_a_kind_named_after_a_list_books_that_class_of_the_list(client, agent):
 
     assert Booking.objects.get().session_id == sessions[1].pk
     assert reply == f"Booking confirmed: Pilates on {day} 09:00 in Sala 1."
+
+
+def test_the_first_with_no_list_shown_is_asked_about_never_guessed(client, agent):
+    """It booked the day's first class."""
+    started = member_conversation(client, agent)
+
+    reply = reply_to(send(client, started, "Reserva la primera"))
+
+    assert reply.startswith("¿La primera de qué clases? Pregúntame antes")
+    assert not Booking.objects.exists()
+    assert not ToolCallLog.objects.exists()

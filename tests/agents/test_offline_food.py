@@ -312,3 +312,32 @@ def test_a_failed_change_is_told_in_her_language(client, agent):
         SENTENCES["es"]["not_done"] + "\n\nHa fallado; no se ha cambiado nada."
     )
     assert not MealEntry.objects.exists()
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "Añade 100 g de arroz blanco a mi cena del 2026-02-30",
+        "¿Qué he comido el 2026-13-01?",
+    ],
+)
+def test_a_date_no_calendar_has_is_said_so_never_read_as_today(client, agent, said):
+    """ "2026-02-30" was read as no date said: the rice went into today's diary."""
+    started = member_conversation(client, agent)
+
+    reply = reply_to(send(client, started, said))
+
+    assert reply.startswith("La fecha 2026-")
+    assert "no existe. Dímela de nuevo" in reply
+    assert not ToolCallLog.objects.exists()
+    assert not MealEntry.objects.exists()
+
+
+def test_a_number_inside_another_is_not_taken_for_the_grams(client, agent):
+    """ "1e5 g" logged 5 g."""
+    started = member_conversation(client, agent)
+
+    reply = reply_to(send(client, started, "Añade 1e5 g de arroz blanco a mi cena"))
+
+    assert reply.startswith("¿Cuántos gramos?")
+    assert not MealEntry.objects.exists()

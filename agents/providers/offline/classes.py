@@ -116,6 +116,17 @@ class ClassIntents(Intents):
                 'on Thursday") and I will book it.',
             ), []
         shown = earlier.get("list_classes", {}).get("sessions", [])[:CLASSES_SHOWN]
+        if place is not None and not (day or kind or shown):
+            # "Book the first one" with no list shown: the first of what?
+            return self._unavailable("book_class", offered) or (
+                self._t(
+                    "¿La primera de qué clases? Pregúntame antes qué clases hay (por "
+                    "ejemplo, «¿qué clases hay mañana?»).",
+                    "The first of which classes? Ask me first which classes there "
+                    'are (for example, "what classes are on tomorrow?").',
+                ),
+                [],
+            )
         of_kind = [s for s in shown if not kind or fold(s["class"]) == kind]
         if not day and (place is not None or kind) and of_kind:
             # "Book the first one", "book the pilates one" after a list of

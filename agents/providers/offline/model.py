@@ -25,7 +25,12 @@ from agents.providers.base import (
 from agents.providers.offline.account import AccountIntents
 from agents.providers.offline.classes import ClassIntents
 from agents.providers.offline.nutrition import NutritionIntents
-from agents.providers.offline.words import day_named, declines, has
+from agents.providers.offline.words import (
+    day_named,
+    declines,
+    has,
+    impossible_date,
+)
 from gymnasia.text import fold
 from tools.types import ToolCall
 
@@ -52,6 +57,14 @@ class OfflineProvider(AccountIntents, ClassIntents, NutritionIntents):
         if not results and declines(said):
             return self._t(
                 "De acuerdo: no cambio nada.", "All right: I will not change anything."
+            ), []
+        impossible = impossible_date(said)
+        if impossible is not None:
+            return self._t(
+                f"La fecha {impossible} no existe. Dímela de nuevo, por ejemplo "
+                "«2027-03-01».",
+                f"The date {impossible} does not exist. Tell me again, for example "
+                '"2027-03-01".',
             ), []
         for intent in (
             self._freeze,

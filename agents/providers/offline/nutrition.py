@@ -190,7 +190,7 @@ class NutritionIntents(Intents):
     def _add_food(self, said: str, results: dict[str, Any], offered: set[str]) -> Any:
         # The sign is kept: "-50 g" is refused as such, never logged as 50 g.
         grams = re.search(
-            r"(-?\d+(?:[.,]\d+)?)\s*(kg|kilos?|gramos?|grams?|gr|g)\b", said
+            r"(?<![\w.,])(-?\d+(?:[.,]\d+)?)\s*(kg|kilos?|gramos?|grams?|gr|g)\b", said
         )
         if not has(said, "anade", "apunta", "anota", "add", "log"):
             return None

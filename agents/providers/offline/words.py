@@ -150,6 +150,17 @@ def day_named(said: str, today: datetime.date) -> datetime.date | None:
     return None
 
 
+def impossible_date(said: str) -> str | None:
+    """A date written as YYYY-MM-DD that no calendar has ("2026-02-30"), if any:
+    never to be read as "no day said", which means today."""
+    for written in re.findall(r"\b\d{4}-\d{2}-\d{2}\b", said):
+        try:
+            datetime.date.fromisoformat(written)
+        except ValueError:
+            return str(written)
+    return None
+
+
 def declines(said: str) -> bool:
     """Whether a (folded) message declines a change rather than asking for one."""
     return has(said, *DECLINES)
