@@ -361,3 +361,56 @@ def test_the_first_with_no_list_shown_is_asked_about_never_guessed(client, agent
     assert reply.startswith("¿La primera de qué clases? Pregúntame antes")
     assert not Booking.objects.exists()
     assert not ToolCallLog.objects.exists()
+
+
+def test_cancel_my_booking_with_several_asks_which_then_cancels_the_one_named(
+    client, agent
+):
+    """It cancelled the soonest of her bookings."""
+    day, _ = classes_on_a_later_day(agent, "Yoga", "Pilates")
+    started = member_conversation(client, agent)
+    send(client, started, f"Reserva yoga el {day}")
+    send(client, started, f"Reserva pilates el {day}")
+
+    asked = reply_to(send(client, started, "Cancela mi reserva"))
+
+    assert asked == (
+        f"Tienes varias: Yoga {day} 08:00, Pilates {day} 09:00. ¿Cuál cancelo? "
+        "Dímelo, por ejemplo: «cancela mi reserva de yoga»."
+    )
+    assert Booking.objects.filter(status="confirmed").count() == 2
+
+    send(client, started, "Cancela mi reserva de pilates")
+
+    assert Booking.objects.get(status="cancelled").session.class_type.name == "Pilates"
+
+
+def test_two_bookings_of_one_class_are_told_apart_by_their_day(client, agent):
+    day, _ = classes_on_a_later_day(agent, "Spinning")
+    next_day = datetime.date.fromisoformat(day) + datetime.timedelta(days=1)
+    ClassSession.objects.create(
+        business=agent.business,
+        class_type=ClassType.objects.get(business=agent.business, name="Spinning"),
+        starts_at=datetime.datetime.combine(
+            next_day, datetime.time(8), tzinfo=agent.business.zone
+        ),
+        ends_at=datetime.datetime.combine(
+            next_day, datetime.time(8, 45), tzinfo=agent.business.zone
+        ),
+        capacity=10,
+        instructor="Marta Gil",
+        room="Sala 1",
+    )
+    started = member_conversation(client, agent)
+    send(client, started, f"Reserva spinning el {day}")
+    send(client, started, f"Reserva spinning el {next_day}")
+
+    asked = reply_to(send(client, started, "Cancela mi reserva de spinning"))
+
+    assert asked.endswith(f"«cancela mi reserva de spinning del {day}».")
+    assert not Booking.objects.filter(status="cancelled").exists()
+
+    send(client, started, f"Cancela mi reserva de spinning del {next_day}")
+
+    cancelled = Booking.objects.get(status="cancelled")
+    assert cancelled.session.starts_at.date() == next_day

@@ -341,3 +341,38 @@ def test_a_number_inside_another_is_not_taken_for_the_grams(client, agent):
 
     assert reply.startswith("¿Cuántos gramos?")
     assert not MealEntry.objects.exists()
+
+
+def test_a_meal_with_several_foods_is_asked_about_then_the_grams_said_remove_one(
+    client, agent
+):
+    """ "Quita el desayuno" removed the last food of it."""
+    started = member_conversation(client, agent)
+    send(client, started, "Añade 100 g de avena a mi desayuno")
+    send(client, started, "Añade 50 g de plátano a mi desayuno")
+
+    asked = reply_to(send(client, started, "Quita el desayuno"))
+
+    assert asked == (
+        "Hay varias en tu diario: Copos de avena 100 g (Desayuno), Plátano 50 g "
+        "(Desayuno). ¿Cuál quito? Dímelo con sus gramos, por ejemplo: «quita 50 g "
+        "de Plátano del desayuno»."
+    )
+    assert MealEntry.objects.count() == 2
+
+    send(client, started, "Quita 50 g de Plátano del desayuno")
+
+    assert [e.food.name for e in MealEntry.objects.all()] == ["Copos de avena"]
+
+
+def test_a_food_and_a_meal_said_remove_that_food_of_that_meal(client, agent):
+    """ "Quita el arroz de la comida" took any food of lunch, or any rice: it
+    removed the banana logged after the rice."""
+    started = member_conversation(client, agent)
+    send(client, started, "Añade 150 g de arroz blanco a mi comida")
+    send(client, started, "Añade 120 g de plátano a mi comida")
+
+    reply = reply_to(send(client, started, "Quita el arroz de la comida"))
+
+    assert reply.startswith("Quitado: 150 g de Arroz blanco (cocido) de la comida")
+    assert [e.food.name for e in MealEntry.objects.all()] == ["Plátano"]

@@ -245,7 +245,13 @@ class ClassIntents(Intents):
                 "list_my_bookings", {}
             )
         bookings = results["list_my_bookings"][-1].get("bookings", [])
-        chosen = [b for b in bookings if not kind or fold(b["class"]) == kind]
+        day = day_named(said, self.today)
+        chosen = [
+            b
+            for b in bookings
+            if (not kind or fold(b["class"]) == kind)
+            and (not day or _when(b)[:10] == day.isoformat())
+        ]
         place = ordinal_named(said)
         if place is not None and chosen and "cancel_booking" not in results:
             # "Cancel my second booking": of the bookings, soonest first.
@@ -263,11 +269,30 @@ class ClassIntents(Intents):
                 return self._t(
                     "No tienes reservas que cancelar.", "You have no booking to cancel."
                 ), []
+            if len(chosen) > 1:  # never a guess: the member says which
+                return self._which_booking(chosen), []
             return self._call("cancel_booking", {"booking_id": chosen[0]["booking_id"]})
         result = results["cancel_booking"][-1]
         if result.get("status") == "ok":
             return self._t("Reserva cancelada.", "Booking cancelled."), []
         return self._failure(result), []
+
+    def _which_booking(self, bookings: list[dict[str, Any]]) -> str:
+        """Several bookings could be meant: which one, and how to say it (with its
+        day when another of the same class is listed)."""
+        listed = ", ".join(f"{b['class']} {_when(b)}" for b in bookings[:5])
+        first = bookings[0]
+        kind = fold(first["class"])
+        day = _when(first)[:10]
+        twice = sum(fold(b["class"]) == kind for b in bookings) > 1
+        return self._t(
+            f"Tienes varias: {listed}. ¿Cuál cancelo? Dímelo, por ejemplo: "
+            f"«cancela mi reserva de {kind}" + (f" del {day}»." if twice else "»."),
+            f"You have several: {listed}. Which one shall I cancel? Tell me, for "
+            f'example: "cancel my {kind} booking'
+            + (f" on {day}" if twice else "")
+            + '".',
+        )
 
     def _move(self, said: str, results: dict[str, Any], offered: set[str]) -> Any:
         """A booking to move: two changes, a cancellation and a booking, which the

@@ -3,11 +3,17 @@ diary, and adding a food to a meal or taking one out."""
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from agents.providers.offline.base import Intents
-from agents.providers.offline.words import MEALS, day_named, food_words, has
+from agents.providers.offline.words import (
+    GRAMS,
+    MEALS,
+    day_named,
+    food_words,
+    grams_of,
+    has,
+)
 from gymnasia.text import fold
 
 #: Words of a removal that name no food.
@@ -138,8 +144,9 @@ class NutritionIntents(Intents):
         self, said: str, results: dict[str, Any], offered: set[str]
     ) -> Any:
         """A food taken out of the diary ("quita el arroz de mi diario"): the day's
-        last entry of that food, or of the meal named, looked up first; a food
-        named otherwise than in the diary ("chicken") is looked up in the catalog."""
+        entry of that food, of the meal named, of the grams said, looked up first;
+        a food named otherwise than in the diary ("chicken") is looked up in the
+        catalog. When several entries could be meant, it asks which."""
         if not has(said, "quita", "borra", "elimina", "remove", "delete"):
             return None
         if has(said, "reserva", "clase", "booking", "class"):
@@ -159,13 +166,17 @@ class NutritionIntents(Intents):
             for got in results.get("search_foods", [])
             for food in got.get("foods", [])
         }
-        chosen = [
-            e
-            for e in entries
-            if any(w in fold(e["food"]).split() for w in words)
-            or e["food_id"] in found
-            or (meal and e["meal"] == meal)
-        ]
+        chosen = [e for e in entries if not meal or e["meal"] == meal]
+        if words:
+            chosen = [
+                e
+                for e in chosen
+                if any(w in fold(e["food"]).split() for w in words)
+                or e["food_id"] in found
+            ]
+        amount = GRAMS.search(said)
+        if amount:
+            chosen = [e for e in chosen if float(e["grams"]) == grams_of(amount)]
         if not chosen and words and "search_foods" not in results:
             return self._call("search_foods", {"query": words[0]})
         if "remove_meal_entry" not in results:
@@ -174,7 +185,9 @@ class NutritionIntents(Intents):
                     "No encuentro eso en tu diario de ese día.",
                     "I cannot find that in your diary for that day.",
                 ), []
-            return self._call("remove_meal_entry", {"entry_id": chosen[-1]["entry_id"]})
+            if len(chosen) > 1:  # never a guess: the member says which
+                return self._which_entry(chosen), []
+            return self._call("remove_meal_entry", {"entry_id": chosen[0]["entry_id"]})
         result = results["remove_meal_entry"][-1]
         if result.get("status") == "ok":
             removed = result["removed"]
@@ -188,10 +201,7 @@ class NutritionIntents(Intents):
         return self._failure(result), []
 
     def _add_food(self, said: str, results: dict[str, Any], offered: set[str]) -> Any:
-        # The sign is kept: "-50 g" is refused as such, never logged as 50 g.
-        grams = re.search(
-            r"(?<![\w.,])(-?\d+(?:[.,]\d+)?)\s*(kg|kilos?|gramos?|grams?|gr|g)\b", said
-        )
+        grams = GRAMS.search(said)
         if not has(said, "anade", "apunta", "anota", "add", "log"):
             return None
         if not grams:
@@ -234,8 +244,7 @@ class NutritionIntents(Intents):
                     "date": (day_named(said, self.today) or self.today).isoformat(),
                     "meal": meal,
                     "food_id": food["food_id"],
-                    "grams": float(grams.group(1).replace(",", "."))
-                    * (1000 if grams.group(2).startswith("k") else 1),
+                    "grams": grams_of(grams),
                 },
             )
         result = results["add_food_to_meal"][-1]
@@ -249,6 +258,22 @@ class NutritionIntents(Intents):
                 f"on {entry['date']}.",
             ), []
         return self._failure(result), []
+
+    def _which_entry(self, entries: list[dict[str, Any]]) -> str:
+        """Several entries of the diary could be meant: which one, and how to say
+        it."""
+        listed = ", ".join(
+            f"{e['food']} {e['grams']} g ({self._meal(e['meal'])})" for e in entries[:5]
+        )
+        last = entries[-1]
+        of_meal = self._of_meal(last["meal"])
+        return self._t(
+            f"Hay varias en tu diario: {listed}. ¿Cuál quito? Dímelo con sus gramos, "
+            f"por ejemplo: «quita {last['grams']} g de {last['food']} {of_meal}».",
+            f"Your diary has several: {listed}. Which one shall I remove? Tell me "
+            f'its grams, for example: "remove {last["grams"]} g of {last["food"]} '
+            f'from {of_meal}".',
+        )
 
     def _which_food(self, foods: list[dict[str, Any]], grams: str, meal: str) -> str:
         """Several foods match: which one, and how to say it."""

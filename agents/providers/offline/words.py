@@ -124,6 +124,19 @@ DAY_WORDS = {"hoy", "today", "manana", "tomorrow", "ayer", "yesterday", *WEEKDAY
 LINKING_WORDS = {"al", "a", "to", "my", "mi", "for", "para", "on", "en", "at"}
 
 
+#: An amount of food: "150 g", "1,5 kg", "100 gramos"; the sign is kept, so that
+#: "-50 g" is refused as such, never logged as 50 g.
+GRAMS = re.compile(
+    r"(?<![\w.,])(-?\d+(?:[.,]\d+)?)\s*(kg|kilos?|gramos?|grams?|gr|g)\b"
+)
+
+
+def grams_of(found: re.Match[str]) -> float:
+    """The grams an amount found by ``GRAMS`` says."""
+    value = float(found.group(1).replace(",", "."))
+    return value * (1000 if found.group(2).startswith("k") else 1)
+
+
 def has(text: str, *words: str) -> bool:
     """Whether a (folded) text has a word that starts with one of ``words``."""
     return any(re.search(rf"\b{re.escape(word)}", text) for word in words)
