@@ -414,3 +414,27 @@ def test_two_bookings_of_one_class_are_told_apart_by_their_day(client, agent):
 
     cancelled = Booking.objects.get(status="cancelled")
     assert cancelled.session.starts_at.date() == next_day
+
+
+@pytest.mark.parametrize(
+    "said", ["Bórrame la clase de yoga", "Quítame la reserva de yoga"]
+)
+def test_a_booking_taken_away_in_other_words_is_cancelled(client, agent, said):
+    """ "Bórrame la clase de spinning" listed the classes."""
+    started = with_one_booking(client, agent)
+
+    reply = reply_to(send(client, started, said))
+
+    assert reply == "Reserva cancelada."
+    assert Booking.objects.get().status == "cancelled"
+
+
+def test_food_put_down_for_a_meal_is_not_a_booking(client, agent):
+    """ "Apúntame 200 gramos de pollo en la comida" was taken for a class to
+    book."""
+    started = member_conversation(client, agent)
+
+    reply = reply_to(send(client, started, "Apúntame 200 gramos de pollo en la comida"))
+
+    assert reply.startswith("Anotado: 200 g de Pechuga de pollo a la plancha en la ")
+    assert not ToolCallLog.objects.filter(tool_name="list_classes").exists()

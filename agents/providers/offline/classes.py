@@ -11,6 +11,8 @@ from typing import Any
 from agents.providers.offline.base import Intents
 from agents.providers.offline.words import (
     CLASS_TYPES,
+    GRAMS,
+    MEALS,
     asks_how,
     day_named,
     has,
@@ -21,6 +23,18 @@ from gymnasia.text import fold
 
 #: How many classes a list shows; "the last one" is the last of those.
 CLASSES_SHOWN = 12
+#: Words that take a booking away ("bórrame de la clase de spinning").
+CANCEL_WORDS = (
+    "cancela",
+    "anula",
+    "borra",
+    "quita",
+    "elimina",
+    "desapunta",
+    "cancel",
+    "remove",
+    "delete",
+)
 
 
 class ClassIntents(Intents):
@@ -103,8 +117,10 @@ class ClassIntents(Intents):
     ) -> Any:
         if not has(said, "reserva", "apuntame", "inscribeme", "book", "sign me up"):
             return None
-        if has(said, "cancela", "cancel", "anula"):
+        if has(said, *CANCEL_WORDS):
             return None
+        if GRAMS.search(said) or any(has(said, meal) for meal in MEALS):
+            return None  # "apúntame 200 g de pollo en la comida": the diary's
         kind = next((c for c in CLASS_TYPES if c in said), None)
         day = day_named(said, self.today)
         place = ordinal_named(said)
@@ -214,7 +230,7 @@ class ClassIntents(Intents):
     ) -> Any:
         kind = next((c for c in CLASS_TYPES if c in said), None)
         if not (
-            has(said, "cancela", "anula", "cancel")
+            has(said, *CANCEL_WORDS)
             and (has(said, "reserva", "clase", "booking", "class") or kind)
         ):
             return None
