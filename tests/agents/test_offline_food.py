@@ -376,3 +376,47 @@ def test_a_food_and_a_meal_said_remove_that_food_of_that_meal(client, agent):
 
     assert reply.startswith("Quitado: 150 g de Arroz blanco (cocido) de la comida")
     assert [e.food.name for e in MealEntry.objects.all()] == ["Plátano"]
+
+
+@pytest.mark.parametrize(
+    ("said", "meal"),
+    [
+        ("He comido 200 g de arroz integral en la comida", "lunch"),
+        ("I ate 200 g of brown rice for dinner", "dinner"),
+    ],
+)
+def test_food_said_eaten_with_its_grams_is_logged(client, agent, said, meal):
+    started = member_conversation(client, agent)
+
+    send(client, started, said)
+
+    entry = MealEntry.objects.get()
+    assert (entry.food.name, entry.meal, entry.grams) == (
+        "Arroz integral (cocido)",
+        meal,
+        200,
+    )
+
+
+def test_what_was_eaten_asked_is_still_the_diary(client, agent):
+    started = member_conversation(client, agent)
+
+    reply = reply_to(send(client, started, "¿Qué comí ayer?"))
+
+    assert reply == "No hay nada anotado ese día."
+    assert not MealEntry.objects.exists()
+
+
+def test_a_question_about_a_meals_grams_logs_nothing(client, agent):
+    started = member_conversation(client, agent)
+
+    reply = reply_to(
+        send(
+            client,
+            started,
+            "¿Cuántas calorías tienen 200 g de arroz integral en la comida?",
+        )
+    )
+
+    assert "Arroz integral (cocido)" in reply
+    assert not MealEntry.objects.exists()

@@ -3,6 +3,7 @@ diary, and adding a food to a meal or taking one out."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from agents.providers.offline.base import Intents
@@ -202,7 +203,9 @@ class NutritionIntents(Intents):
 
     def _add_food(self, said: str, results: dict[str, Any], offered: set[str]) -> Any:
         grams = GRAMS.search(said)
-        if not has(said, "anade", "apunta", "anota", "add", "log"):
+        # "He comido 200 g de arroz", "I ate 200 g of rice": eaten, so logged.
+        eaten = grams and re.search(r"\b(comi|he comido|ate|i had|i ve had)\b", said)
+        if not (has(said, "anade", "apunta", "anota", "add", "log") or eaten):
             return None
         if not grams:
             if not any(has(said, meal) for meal in MEALS):
