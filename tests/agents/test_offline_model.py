@@ -149,3 +149,20 @@ def test_a_day_said_out_of_the_blue_is_not_taken_for_anything(client, agent):
 
     assert reply.startswith("Puedo consultar")
     assert not ToolCallLog.objects.exists()
+
+
+def test_a_new_question_about_a_day_is_not_taken_for_the_kind_asked_before(
+    client, agent
+):
+    """ "What's on on Friday?" after a question about yoga lists every class
+    that day, not only yoga."""
+    day, _ = classes_on_a_later_day(agent, "Yoga", "Spinning")
+    started = member_conversation(client, agent)
+    send(client, started, f"¿Hay yoga el {day}?")
+
+    reply = reply_to(send(client, started, f"¿Qué hay el {day}?"))
+
+    assert reply == (
+        f"Clases:\n- Yoga {day} 08:00 (Sala 1, 10 plazas libres)\n"
+        f"- Spinning {day} 09:00 (Sala 1, 10 plazas libres)"
+    )

@@ -49,7 +49,12 @@ class ClassIntents(Intents):
         asked for just before, of which this is the same question for another
         day ("¿y el sábado?": the same kind of class)."""
         named = any(kind in said for kind in CLASS_TYPES)  # "¿hay spinning mañana?"
-        asked = has(said, "clase", "horario", "class", "schedule") or named
+        asked = (
+            has(said, "clase", "horario", "class", "schedule")
+            or named
+            # "¿Qué hay el viernes?", "What's on on Friday?"
+            or (has(said, "que hay", "what s on") and day_named(said, self.today))
+        )
         if not (asked or like is not None):
             return None
         if "list_classes" not in results:

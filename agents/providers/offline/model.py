@@ -9,6 +9,7 @@ embedded default's model and a test double, never a fake success.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import AsyncGenerator
 from functools import partial
 from typing import Any
@@ -109,11 +110,14 @@ class OfflineProvider(AccountIntents, ClassIntents, NutritionIntents):
         before: dict[str, dict[str, Any]],
     ) -> Any:
         """ "¿Y el sábado?", "¿y ayer?": the question of the turn before (the
-        classes, the diary), asked again for the day named."""
+        classes, the diary), asked again for the day named; the same kind of
+        class when it goes on from it ("y …", "what about …")."""
         if day_named(said, self.today) is None:
             return None
         if "list_classes" in before:
-            return self._classes(said, results, offered, like=before["list_classes"])
+            goes_on = re.match(r"\W*(y|and|what about|how about|que tal)\b", said)
+            like = before["list_classes"] if goes_on else {}
+            return self._classes(said, results, offered, like=like)
         if "get_meal_diary" in before:
             return self._diary(said, results, offered, again=True)
         return None
