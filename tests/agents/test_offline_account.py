@@ -126,3 +126,28 @@ def test_needing_to_freeze_is_a_request_for_days(client, agent):
     reply = reply_to(send(client, started, "Tengo que congelar la cuota"))
 
     assert reply == "¿Desde qué día y hasta qué día quieres congelar la cuota?"
+
+
+@pytest.mark.parametrize(
+    "said",
+    ["Congela mi cuota 2 semanas en agosto", "Freeze my membership 10 days in August"],
+)
+def test_a_freeze_of_a_length_without_its_days_asks_for_them(client, agent, said):
+    """It asked staff to freeze the whole month."""
+    started = member_conversation(client, agent)
+
+    reply = reply_to(send(client, started, said))
+
+    assert reply in (
+        "¿Desde qué día y hasta qué día quieres congelar la cuota?",
+        "From which day to which day do you want to freeze it?",
+    )
+    assert not PendingAction.objects.exists()
+
+
+def test_a_freeze_of_named_days_with_its_length_is_asked_for(client, agent):
+    started = member_conversation(client, agent)
+
+    send(client, started, "Congela mi cuota del 1 al 14 de agosto, dos semanas")
+
+    assert PendingAction.objects.get().arguments["end"].endswith("-08-14")

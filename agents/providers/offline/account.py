@@ -13,6 +13,7 @@ from agents.providers.offline.words import (
     has,
     period_named,
 )
+from gymnasia.text import fold
 
 
 class AccountIntents(Intents):
@@ -55,6 +56,8 @@ class AccountIntents(Intents):
             period = period_named(said, self.today)
             if period is None and _asks_about_freezes(said):
                 return None  # a question about her freezes, for _membership
+            if period is not None and _a_length_only(said):
+                period = None  # "2 semanas en agosto": which two weeks?
             if period is None:
                 return self._t(
                     "¿Desde qué día y hasta qué día quieres congelar la cuota?",
@@ -92,21 +95,28 @@ class AccountIntents(Intents):
             )
         listed = results["list_payments"][-1]
         if "refund_payment" not in results:
-            payments = [p for p in listed.get("payments", []) if p["refundable"] > 0]
+            payments = sorted(
+                (p for p in listed.get("payments", []) if p["refundable"] > 0),
+                key=lambda p: p["date"],
+                reverse=True,
+            )
             if not payments:
                 return self._t(
                     "No encuentro pagos que se puedan devolver.",
                     "I find no payment that can be refunded.",
                 ), []
+            chosen = _payments_meant(said, payments)
+            if len(chosen) > 1:  # never a guess, least of all with money
+                return self._which_payment(chosen), []
             amount = re.search(r"(\d+(?:[.,]\d{1,2})?)\s*(?:€|eur|euros?)", said)
             value = (
                 float(amount.group(1).replace(",", "."))
                 if amount
-                else payments[0]["refundable"]
+                else chosen[0]["refundable"]
             )
             return self._call(
                 "refund_payment",
-                {"payment_id": payments[0]["payment_id"], "amount": value},
+                {"payment_id": chosen[0]["payment_id"], "amount": value},
             )
         result = results["refund_payment"][-1]
         if result.get("status") == "ok":
@@ -116,6 +126,22 @@ class AccountIntents(Intents):
                 f"Refund made: {refund['amount']} {refund['currency']}.",
             ), []
         return self._failure(result), []
+
+    def _which_payment(self, payments: list[dict[str, Any]]) -> str:
+        """Several payments could be meant: which one, and how to say it."""
+        listed = ", ".join(
+            f"{p['description'] or p['payment_id']} ({p['date']}, {p['refundable']} "
+            f"{p['currency']})"
+            for p in payments[:5]
+        )
+        named = next((p["description"] for p in payments if p["description"]), "")
+        example = fold(named).split()[0] if named else "ultimo"
+        return self._t(
+            f"Tienes varios pagos: {listed}. ¿Cuál quieres que te devuelva? Dímelo, "
+            f"por ejemplo: «devuélveme el pago de {example}».",
+            f"You have several payments: {listed}. Which one shall I ask to refund? "
+            f'Tell me, for example: "refund the {example} payment".',
+        )
 
     def _person(
         self, said: str, results: dict[str, Any], offered: set[str], message: str
@@ -166,3 +192,49 @@ def _asks_about_freezes(said: str) -> bool:
         "are there",
         "any ",
     )
+
+
+def _a_length_only(said: str) -> bool:
+    """Whether a (folded) freeze request says how long ("2 semanas en agosto")
+    without saying which days: the whole month would be a guess."""
+    if not has(said, "semana", "week", "quincena", "fortnight", "dias", "days"):
+        return False
+    days = re.findall(r"\b\d{1,2}\b", re.sub(r"\b\d{4}-\d{2}-\d{2}\b", "", said))
+    dates = re.findall(r"\b\d{4}-\d{2}-\d{2}\b", said)
+    return len(days) < 2 and len(dates) < 2
+
+
+#: Words of a refund request that name no payment.
+REFUND_WORDS = (
+    "devuel",
+    "devolu",
+    "reembols",
+    "refund",
+    "pago",
+    "payment",
+    "quiero",
+    "want",
+    "please",
+    "favor",
+    "dinero",
+    "money",
+)
+
+
+def _payments_meant(said: str, payments: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The payments, newest first, that a (folded) refund request may mean: those
+    whose description has a word said ("la toalla"); else the newest for "the
+    last one"; else all of them (one payment is then the one meant)."""
+    words = [
+        w
+        for w in re.findall(r"[a-z]+", said)
+        if len(w) > 3 and not has(w, *REFUND_WORDS)
+    ]
+    named = [
+        p for p in payments if any(w in fold(p["description"]).split() for w in words)
+    ]
+    if named:
+        return named
+    if has(said, "ultim", "last", "latest", "reciente", "most recent"):
+        return payments[:1]
+    return payments

@@ -1,0 +1,85 @@
+"""The demo model and refunds, with the demo gym's Stripe account connected (a fake
+on loopback): it never picks a payment for the member, least of all with money."""
+
+from __future__ import annotations
+
+import secrets
+
+import pytest
+
+from approvals.models import PendingAction
+from tests.agents.api_client import send
+from tests.agents.offline_kit import member_conversation, reply_to
+from tests.fakes.stripe_server import running_fake_stripe
+from tools.models import Integration, ToolCallLog
+from tools.services import integration_credentials_set
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def payments(agent):
+    """Lucía's two card payments: the monthly fee, then (older) a towel."""
+    key = "sk_test_" + secrets.token_hex(12)
+    with running_fake_stripe(key) as fake:
+        stripe = Integration.objects.get(business=agent.business, kind="stripe")
+        stripe.status = Integration.Status.CONNECTED
+        stripe.config = {"base_url": fake.base_url, "timeout_seconds": 2}
+        stripe.save()
+        integration_credentials_set(integration=stripe, secret_key=key)
+        customer = fake.add_customer(email="lucia.romero@example.com")
+        fee = fake.add_charge(
+            customer=customer,
+            amount=4500,
+            description="Cuota mensual",
+            created=1_780_000_000,
+        )
+        towel = fake.add_charge(
+            customer=customer, amount=1250, description="Toalla", created=1_770_000_000
+        )
+        yield {"fee": fee, "towel": towel}
+
+
+def refunds_asked() -> list[dict]:
+    return [
+        log.arguments
+        for log in ToolCallLog.objects.filter(tool_name="refund_payment").order_by(
+            "created_at"
+        )
+    ]
+
+
+def test_a_refund_of_no_payment_in_particular_asks_which(client, agent, payments):
+    """It asked to refund the newest payment in full."""
+    started = member_conversation(client, agent)
+
+    reply = reply_to(send(client, started, "Quiero una devolución"))
+
+    assert reply.startswith(
+        "Tienes varios pagos: Cuota mensual (2026-05-28, 45 EUR), Toalla "
+    )
+    assert reply.endswith("Dímelo, por ejemplo: «devuélveme el pago de cuota».")
+    assert refunds_asked() == []
+    assert not PendingAction.objects.exists()
+
+
+@pytest.mark.parametrize(
+    ("said", "payment", "amount"),
+    [
+        ("Devuélveme el pago de la toalla", "towel", 12.5),
+        ("Devuélveme el último pago", "fee", 45),
+        ("Devuélveme 10 euros de la cuota", "fee", 10),
+    ],
+)
+def test_the_payment_named_is_the_one_asked_to_refund(
+    client, agent, payments, said, payment, amount
+):
+    started = member_conversation(client, agent)
+
+    reply = reply_to(send(client, started, said))
+
+    assert refunds_asked() == [{"payment_id": payments[payment], "amount": amount}]
+    assert reply.startswith(
+        "He enviado tu solicitud al equipo del gimnasio"
+    )  # refunds wait for staff at the demo gym
+    assert PendingAction.objects.get().arguments["payment_id"] == payments[payment]
