@@ -420,3 +420,22 @@ def test_a_question_about_a_meals_grams_logs_nothing(client, agent):
 
     assert "Arroz integral (cocido)" in reply
     assert not MealEntry.objects.exists()
+
+
+def test_food_without_a_meal_is_asked_about_then_logged_for_the_meal_said(
+    client, agent
+):
+    """It logged it as a snack."""
+    started = member_conversation(client, agent)
+
+    asked = reply_to(send(client, started, "Añade 100 g de arroz integral"))
+
+    assert asked == (
+        "¿En qué comida lo anoto: desayuno, comida, cena o merienda? Por ejemplo: "
+        "«añade 100 g de arroz integral a la comida»."
+    )
+    assert not MealEntry.objects.exists()
+
+    send(client, started, "Añade 100 g de arroz integral a la comida")
+
+    assert MealEntry.objects.get().meal == "lunch"

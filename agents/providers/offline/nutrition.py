@@ -214,10 +214,21 @@ class NutritionIntents(Intents):
                 "¿Cuántos gramos? Por ejemplo: «añade 150 g de manzana a mi merienda».",
                 'How many grams? For example: "add 150 g of apple to my snack".',
             ), []
-        meal = next((MEALS[w] for w in MEALS if has(said, w)), "snack")
         words = food_words(said[grams.end() :])
         if not words:
             return None
+        meal = next((MEALS[w] for w in MEALS if has(said, w)), None)
+        if meal is None:  # never a guess: the member says which meal
+            amount, named = grams.group(0), " ".join(words)
+            return self._unavailable("add_food_to_meal", offered) or (
+                self._t(
+                    "¿En qué comida lo anoto: desayuno, comida, cena o merienda? Por "
+                    f"ejemplo: «añade {amount} de {named} a la comida».",
+                    "Which meal shall I log it for: breakfast, lunch, dinner or "
+                    f'snack? For example: "add {amount} of {named} to my lunch".',
+                ),
+                [],
+            )
         if "search_foods" not in results:
             return self._unavailable("add_food_to_meal", offered) or self._call(
                 "search_foods", {"query": words[0]}
