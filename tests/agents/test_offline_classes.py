@@ -438,3 +438,14 @@ def test_food_put_down_for_a_meal_is_not_a_booking(client, agent):
 
     assert reply.startswith("Anotado: 200 g de Pechuga de pollo a la plancha en la ")
     assert not ToolCallLog.objects.filter(tool_name="list_classes").exists()
+
+
+def test_a_booking_named_by_its_day_is_cancelled(client, agent):
+    """ "Cancela la del …" was not understood."""
+    started = with_one_booking(client, agent)
+    day = Booking.objects.get().session.starts_at.astimezone(agent.business.zone).date()
+
+    reply = reply_to(send(client, started, f"Cancela la del {day}"))
+
+    assert reply == "Reserva cancelada."
+    assert Booking.objects.get().status == "cancelled"

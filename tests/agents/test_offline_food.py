@@ -439,3 +439,16 @@ def test_food_without_a_meal_is_asked_about_then_logged_for_the_meal_said(
     send(client, started, "Añade 100 g de arroz integral a la comida")
 
     assert MealEntry.objects.get().meal == "lunch"
+
+
+@pytest.mark.parametrize(
+    "said", ["¿Cuántas calorías llevo hoy?", "How many calories have I had today?"]
+)
+def test_the_days_calories_so_far_are_the_diarys(client, agent, said):
+    """ "¿Cuántas calorías llevo hoy?" searched the catalog for «llevo»."""
+    started = member_conversation(client, agent)
+    send(client, started, "Añade 150 g de arroz blanco a mi comida")
+
+    reply = reply_to(send(client, started, said))
+
+    assert reply.endswith("Total: 195 kcal.")

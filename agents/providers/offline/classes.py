@@ -234,9 +234,13 @@ class ClassIntents(Intents):
         earlier: Mapping[str, dict[str, Any]],
     ) -> Any:
         kind = next((c for c in CLASS_TYPES if c in said), None)
+        # "Cancela la del martes": a booking named by its day.
+        of_a_day = has(said, "cancela", "anula", "cancel") and day_named(
+            said, self.today
+        )
         if not (
             has(said, *CANCEL_WORDS)
-            and (has(said, "reserva", "clase", "booking", "class") or kind)
+            and (has(said, "reserva", "clase", "booking", "class") or kind or of_a_day)
         ):
             return None
         that = has(said, "esa", "esta", "that", "this")

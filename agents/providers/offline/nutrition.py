@@ -108,9 +108,12 @@ class NutritionIntents(Intents):
             "diario",
             "he comido",
             "que comi",
+            "llevo",
+            "he tomado",
             "diary",
             "did i eat",
             "have i eaten",
+            "have i had",
         ):
             return None
         if "get_meal_diary" not in results:
