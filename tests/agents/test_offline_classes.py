@@ -288,17 +288,30 @@ def test_a_booking_to_move_is_explained_not_half_done(client, agent, text):
     assert Booking.objects.filter(status="confirmed").count() == 1
 
 
-def test_a_class_not_singled_out_is_asked_about_never_guessed(client, agent):
-    """ "Reserva la clase 99999" names no class of the day: it used to book the
-    day's first class. Several could be meant, so she is asked which."""
+@pytest.mark.parametrize("said", ["Reserva la clase 99999", "Reserva una clase"])
+def test_a_class_not_singled_out_is_asked_about_never_guessed(client, agent, said):
+    """Nothing says which class: it used to book the day's first, and would book
+    the day's only one left. She is asked which class and which day."""
     started = member_conversation(client, agent)
 
-    reply = reply_to(send(client, started, "Reserva la clase 99999"))
+    reply = reply_to(send(client, started, said))
 
-    assert reply.startswith("Hay varias: ")
-    assert "¿Cuál reservo? Dímelo con su hora, por ejemplo: «reserva " in reply
+    assert reply == "¿Qué clase y qué día? Por ejemplo: «reserva spinning el jueves»."
     assert not Booking.objects.exists()
-    assert not ToolCallLog.objects.filter(tool_name="book_class").exists()
+    assert not ToolCallLog.objects.exists()
+
+
+def test_several_classes_of_a_day_named_are_asked_about(client, agent):
+    day, _ = classes_on_a_later_day(agent, "Yoga", "Pilates")
+    started = member_conversation(client, agent)
+
+    reply = reply_to(send(client, started, f"Reserva una clase el {day}"))
+
+    assert reply == (
+        f"Hay varias: Yoga {day} 08:00, Pilates {day} 09:00. ¿Cuál reservo? "
+        f"Dímelo con su hora, por ejemplo: «reserva yoga el {day} a las 08:00»."
+    )
+    assert not Booking.objects.exists()
 
 
 def test_two_classes_of_a_kind_that_day_are_asked_about_then_the_time_said_books(

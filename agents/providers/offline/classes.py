@@ -136,6 +136,16 @@ class ClassIntents(Intents):
                 'Yes: tell me which class and which day (for example, "book spinning '
                 'on Thursday") and I will book it.',
             ), []
+        if not (day or kind or place is not None or time_named(said)):
+            # "Reserva una clase": nothing says which, however few there are today.
+            return self._unavailable("book_class", offered) or (
+                self._t(
+                    "¿Qué clase y qué día? Por ejemplo: «reserva spinning el jueves».",
+                    'Which class, and which day? For example: "book spinning on '
+                    'Thursday".',
+                ),
+                [],
+            )
         shown = earlier.get("list_classes", {}).get("sessions", [])[:CLASSES_SHOWN]
         if place is not None and not (day or kind or shown):
             # "Book the first one" with no list shown: the first of what?
