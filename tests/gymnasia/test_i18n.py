@@ -56,7 +56,9 @@ def test_every_marked_string_is_in_the_catalog(tmp_path):
     try:
         assert result.returncode == 0, result.stderr
         fresh = polib.pofile(str(CATALOG))
-        missing = [e.msgid for e in fresh if not e.msgstr]
+        # makemessages guesses a new string's translation from a similar one and
+        # marks it fuzzy: a guess is not a translation.
+        missing = [e.msgid for e in fresh if not e.msgstr or "fuzzy" in e.flags]
         assert missing == [], "translate these in locale/es/LC_MESSAGES/django.po"
     finally:
         shutil.copy(copy, CATALOG)
