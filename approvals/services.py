@@ -27,11 +27,11 @@ from approvals.presentation import TOOL_TITLES
 from gymnasia.errors import Conflict, InvalidValue, NotFound
 from gymnasia.gyms.models import StaffRole
 from tools.canonical import action_key, canonical_arguments
-from tools.dispatcher import (
+from tools.dispatcher import parse_arguments
+from tools.execution import (
     MAX_ATTEMPTS,
     CallContext,
     execute_and_verify,
-    parse_arguments,
     write_checked,
 )
 from tools.integrations.errors import IntegrationError

@@ -16,7 +16,8 @@ Read top to bottom, ``dispatch_tool_call`` is the path of a call:
 7. verify: a write's verifier looks again; only ``verified`` is success (R8).
 8. unknown or unverifiable outcomes become a staff handoff (R9).
 
-Every step is recorded in the call's row of the verification log.
+Every step is recorded in the call's row of the verification log. Steps 6 to 8,
+and the check of step 5, are ``tools.execution``'s.
 """
 
 from __future__ import annotations
@@ -24,105 +25,48 @@ from __future__ import annotations
 import datetime
 import json
 import time
-import uuid
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Mapping
 from decimal import Decimal
 from typing import Any
 
 from django.conf import settings
 from django.db import transaction
 from django.db.models import Q
-from django.utils import timezone, translation
+from django.utils import timezone
 
-from gymnasia.errors import Conflict, InvalidValue, NotFound
-from gymnasia.gyms.models import Business, Member
 from tools.canonical import action_key
+from tools.execution import (
+    CallContext,
+    Trace,
+    checked_before_approval,
+    execute_and_verify,
+    finish_call,
+)
 from tools.gating import approval_queue
-from tools.integrations import client_for
-from tools.integrations.errors import (
-    IntegrationFailed,
-    IntegrationUnavailable,
-    NotDelivered,
-    OutcomeUnknown,
-)
 from tools.models import ActionLock, ToolCallLog
-from tools.registry import (
-    Check,
-    HandlerContext,
-    Tool,
-    ToolRegistry,
-    published_registry,
-)
-from tools.selection import ToolPolicy
-from tools.services import handoff_create, unknown_outcome_result
+from tools.registry import Tool
 from tools.types import (
     DUPLICATE,
-    ERROR_STATUSES,
-    FAILED,
     INVALID_ARGUMENTS,
     NOT_APPLIED,
-    NOT_FOUND,
     OK,
     PENDING_APPROVAL,
-    UNAVAILABLE,
     UNKNOWN_OUTCOME,
     UNKNOWN_TOOL,
     UNVERIFIABLE,
-    VERIFIED,
-    Outcome,
     ToolCall,
     ToolResult,
 )
 
 DUPLICATE_WINDOW = datetime.timedelta(minutes=10)
-#: Results are written for the model, in one language whatever the member speaks.
-MODEL_LANGUAGE = "en"
-MAX_ATTEMPTS = 3
-RETRY_BACKOFF_SECONDS = (0.05, 0.2)
 MAX_RAW_ARGUMENTS = 20_000
 #: Earlier calls that block a repeat: something may have happened (R7).
 BLOCKING_STATUSES = (OK, PENDING_APPROVAL, UNKNOWN_OUTCOME, ToolCallLog.EXECUTING)
 
-ClientFactory = Callable[[str, Business], Any]
-
-
-@dataclass(frozen=True)
-class CallContext:
-    """Who is calling and what this turn offers; fixed for the turn (R2)."""
-
-    business: Business
-    member: Member | None
-    conversation_key: str
-    offered: Mapping[str, ToolPolicy]
-    message_key: str = ""
-    registry: ToolRegistry = field(default_factory=published_registry)
-    clients: ClientFactory = client_for
-    #: When given, the log row of a call that never acted (a read, or a call refused
-    #: before it ran) is put here instead of written, for the caller to write with
-    #: the rest of its turn's step in one transaction. A write's row is always
-    #: stored as it is claimed, before it runs.
-    unstored_logs: list[ToolCallLog] | None = None
-
-
-class _Trace:
-    """The steps of one call, with milliseconds since the call arrived."""
-
-    def __init__(self) -> None:
-        self.started = time.perf_counter()
-        self.steps: list[dict[str, Any]] = []
-
-    def step(self, name: str, **details: Any) -> None:
-        elapsed = round((time.perf_counter() - self.started) * 1000, 3)
-        self.steps.append({"step": name, "ms": elapsed, **details})
-
-    def elapsed_ms(self) -> float:
-        return round((time.perf_counter() - self.started) * 1000, 3)
-
 
 def dispatch_tool_call(call: ToolCall, context: CallContext) -> ToolResult:
     """Decide, run, verify and record one proposed tool call; return its result."""
-    trace = _Trace()
+    trace = Trace()
     log = ToolCallLog(
         business=context.business,
         member=context.member,
@@ -135,7 +79,7 @@ def dispatch_tool_call(call: ToolCall, context: CallContext) -> ToolResult:
     tool = context.registry.get(call.name) if call.name in context.offered else None
     if tool is None or (tool.needs_member and context.member is None):
         trace.step("offered", offered=False)
-        return _finish(
+        return finish_call(
             context,
             log,
             trace,
@@ -151,7 +95,7 @@ def dispatch_tool_call(call: ToolCall, context: CallContext) -> ToolResult:
     log.valid = arguments is not None
     trace.step("validated", valid=log.valid, errors=errors)
     if arguments is None:
-        return _finish(
+        return finish_call(
             context, log, trace, call, INVALID_ARGUMENTS, {"errors": errors}, tool=tool
         )
     log.arguments = arguments
@@ -163,7 +107,7 @@ def dispatch_tool_call(call: ToolCall, context: CallContext) -> ToolResult:
     ):
         trace.step("limit", amount=str(amount), max_amount=str(policy.max_amount))
         errors = [f"The amount is above this gym's limit of {policy.max_amount}."]
-        return _finish(
+        return finish_call(
             context, log, trace, call, INVALID_ARGUMENTS, {"errors": errors}, tool=tool
         )
 
@@ -179,9 +123,11 @@ def dispatch_tool_call(call: ToolCall, context: CallContext) -> ToolResult:
 
     gated = policy.gated_for(amount)
     if gated and tool.check is not None:
-        refusal = _checked(tool, tool.check, arguments, log, context, trace)
+        refusal = checked_before_approval(
+            tool, tool.check, arguments, log, context, trace
+        )
         if refusal is not None:
-            return _finish(context, log, trace, call, *refusal, tool=tool)
+            return finish_call(context, log, trace, call, *refusal, tool=tool)
 
     log.action_key = action_key(
         business_id=context.business.pk,
@@ -197,7 +143,7 @@ def dispatch_tool_call(call: ToolCall, context: CallContext) -> ToolResult:
             "first": first.result,
             "verification": first.verification or UNVERIFIABLE,
         }
-        return _finish(context, log, trace, call, DUPLICATE, payload, tool=tool)
+        return finish_call(context, log, trace, call, DUPLICATE, payload, tool=tool)
     trace.step("duplicate", first=None)
 
     if gated:
@@ -211,76 +157,11 @@ def dispatch_tool_call(call: ToolCall, context: CallContext) -> ToolResult:
             "verification": NOT_APPLIED,
             "message": "Waiting for approval by the gym's staff; nothing has been done yet.",
         }
-        return _finish(context, log, trace, call, PENDING_APPROVAL, payload, tool=tool)
+        return finish_call(
+            context, log, trace, call, PENDING_APPROVAL, payload, tool=tool
+        )
     return execute_and_verify(
         tool=tool, arguments=arguments, log=log, context=context, trace=trace, call=call
-    )
-
-
-def _checked(
-    tool: Tool,
-    check: Check,
-    arguments: dict[str, Any],
-    log: ToolCallLog,
-    context: CallContext,
-    trace: _Trace,
-) -> tuple[str, dict[str, Any]] | None:
-    """A call about to wait for approval, checked as its handler would check it
-    (R4): what could not be done is refused now, and staff are never asked to
-    approve it. The refusal's status and payload, or None when the call passes."""
-    with translation.override(MODEL_LANGUAGE):
-        try:
-            write_checked(
-                tool,
-                check,
-                arguments,
-                business=context.business,
-                member=context.member,
-                conversation_key=context.conversation_key,
-                action_id=log.pk,
-                clients=context.clients,
-            )
-        except NotFound as error:
-            trace.step("checked", error="not_found")
-            return NOT_FOUND, {"message": str(error)}
-        except (InvalidValue, Conflict) as error:
-            trace.step("checked", error="refused")
-            return INVALID_ARGUMENTS, {"errors": [str(error)]}
-        except (IntegrationUnavailable, NotDelivered, OutcomeUnknown) as error:
-            trace.step("checked", error=_error_name(error))
-            return UNAVAILABLE, {"message": _unavailable_message(tool)}
-        except Exception as error:  # a check never acts: nothing was done
-            trace.step("checked", error=_error_name(error))
-            return FAILED, {
-                "message": "The request could not be checked; nothing was done."
-            }
-    trace.step("checked", passed=True)
-    return None
-
-
-def write_checked(
-    tool: Tool,
-    check: Check,
-    arguments: dict[str, Any],
-    *,
-    business: Business,
-    member: Member | None,
-    conversation_key: str,
-    action_id: uuid.UUID,
-    clients: ClientFactory = client_for,
-) -> None:
-    """Run a write's check against the integration now: returns, or raises the
-    domain's refusal (or the integration's unavailability)."""
-    client = clients(tool.integration, business) if tool.integration else None
-    check(
-        HandlerContext(
-            business=business,
-            member=member,
-            conversation_key=conversation_key,
-            action_id=action_id,
-            client=client,
-        ),
-        arguments,
     )
 
 
@@ -352,204 +233,6 @@ def _claim_action(log: ToolCallLog) -> ToolCallLog | None:
         time.sleep(0.05)
 
 
-def execute_and_verify(
-    *,
-    tool: Tool,
-    arguments: dict[str, Any],
-    log: ToolCallLog,
-    context: CallContext,
-    trace: _Trace | None = None,
-    call: ToolCall | None = None,
-) -> ToolResult:
-    """Run the handler (with the retry policy), verify a write, hand off the unknown.
-
-    Also the path of an approved action, which skips the earlier steps.
-    """
-    if trace is None:
-        trace = _Trace()
-        trace.steps = list(log.steps)  # an approved action keeps its earlier steps
-    call = call or ToolCall(
-        id=log.provider_call_id, name=tool.name, arguments=arguments
-    )
-    try:
-        client = (
-            context.clients(tool.integration, context.business)
-            if tool.integration
-            else None
-        )
-    except IntegrationUnavailable:
-        trace.step("attempt", number=0, error="unavailable")
-        payload = {"message": _unavailable_message(tool)}
-        return _finish(context, log, trace, call, UNAVAILABLE, payload, tool=tool)
-
-    with translation.override(MODEL_LANGUAGE):
-        return _run(tool, arguments, log, context, trace, call, client)
-
-
-def _run(
-    tool: Tool,
-    arguments: dict[str, Any],
-    log: ToolCallLog,
-    context: CallContext,
-    trace: _Trace,
-    call: ToolCall,
-    client: Any,
-) -> ToolResult:
-    def finish(status: str, payload: dict[str, Any]) -> ToolResult:
-        return _finish(context, log, trace, call, status, payload, tool=tool)
-
-    handler_context = HandlerContext(
-        business=context.business,
-        member=context.member,
-        conversation_key=context.conversation_key,
-        action_id=log.pk,
-        client=client,
-    )
-    outcome: Outcome | None = None
-    while outcome is None:
-        log.attempts += 1
-        try:
-            outcome = tool.handler(handler_context, arguments)
-        except NotFound as error:
-            trace.step("attempt", number=log.attempts, error="not_found")
-            return finish(NOT_FOUND, {"message": str(error)})
-        except (InvalidValue, Conflict) as error:
-            trace.step("attempt", number=log.attempts, error="refused")
-            return finish(INVALID_ARGUMENTS, {"errors": [str(error)]})
-        except (NotDelivered, IntegrationUnavailable, OutcomeUnknown) as error:
-            # Reads may be retried; writes only when non-delivery is provable (R6).
-            trace.step("attempt", number=log.attempts, error=_error_name(error))
-            retry = not tool.is_write or isinstance(error, NotDelivered)
-            if retry and log.attempts < MAX_ATTEMPTS:
-                _backoff(log.attempts)
-                continue
-            if tool.is_write and isinstance(error, OutcomeUnknown):
-                known = "The request was sent and no answer came back; it may have been done."
-                return _unknown(log, trace, call, tool, context, arguments, known)
-            return finish(UNAVAILABLE, {"message": _unavailable_message(tool)})
-        except IntegrationFailed as error:
-            trace.step("attempt", number=log.attempts, error=_error_name(error))
-            return finish(
-                FAILED, {"message": "The request failed and nothing was changed."}
-            )
-        except Exception as error:  # a handler bug: for a write, nobody knows
-            trace.step("attempt", number=log.attempts, error=_error_name(error))
-            if not tool.is_write:
-                return finish(FAILED, {"message": "The request failed."})
-            known = (
-                f"The handler stopped with {type(error).__name__}; it may have acted."
-            )
-            return _unknown(log, trace, call, tool, context, arguments, known)
-    trace.step("attempt", number=log.attempts, status=outcome.status)
-
-    if not tool.is_write or tool.verifier is None:
-        return finish(outcome.status, dict(outcome.data))
-
-    try:
-        verdict = tool.verifier(handler_context, arguments, outcome)
-    except Exception as error:
-        trace.step("verified", verification=UNVERIFIABLE, error=_error_name(error))
-        verdict = UNVERIFIABLE
-    else:
-        trace.step("verified", verification=verdict)
-    if verdict == VERIFIED:
-        return finish(OK, {**outcome.data, "verification": VERIFIED})
-    if verdict == NOT_APPLIED:
-        return finish(
-            FAILED,
-            {
-                "message": "The change was not saved: looking again did not find it.",
-                "verification": NOT_APPLIED,
-            },
-        )
-    known = "The integration answered that it was done, but looking again could not confirm it."
-    return _unknown(log, trace, call, tool, context, arguments, known)
-
-
-def _backoff(attempt: int) -> None:
-    """Wait before retrying a call that provably did nothing."""
-    time.sleep(RETRY_BACKOFF_SECONDS[attempt - 1])
-
-
-def _unknown(
-    log: ToolCallLog,
-    trace: _Trace,
-    call: ToolCall,
-    tool: Tool,
-    context: CallContext,
-    arguments: dict[str, Any],
-    known: str,
-) -> ToolResult:
-    """Nobody can know whether it happened: a person takes it (R9). Only writes get
-    here, and a write's row was stored when it was claimed."""
-    handoff = handoff_create(
-        business=context.business,
-        member=context.member,
-        conversation_key=context.conversation_key,
-        reason=f"Could not confirm {tool.name}.",
-        tried={"tool": tool.name, "arguments": arguments, "attempts": log.attempts},
-        known=known,
-        tool_call=log,
-    )
-    trace.step("handoff", handoff=str(handoff.pk))
-    payload = unknown_outcome_result(handoff)
-    return _finish(context, log, trace, call, UNKNOWN_OUTCOME, payload, tool=tool)
-
-
-def _finish(
-    context: CallContext,
-    log: ToolCallLog,
-    trace: _Trace,
-    call: ToolCall,
-    status: str,
-    payload: dict[str, Any],
-    *,
-    tool: Tool | None = None,
-) -> ToolResult:
-    """Write the call's final row of the verification log and build its result."""
-    result: dict[str, Any] = {"status": status, **payload}
-    if tool is not None and tool.is_write:
-        result.setdefault("verification", NOT_APPLIED)
-    log.status = status
-    log.verification = result.get("verification", "")
-    log.result = result
-    log.steps = trace.steps
-    log.finished_at = timezone.now()
-    log.duration_ms = trace.elapsed_ms()
-    _record(log, context)
-    return ToolResult(
-        call_id=call.id,
-        status=status,
-        payload=result,
-        is_error=status in ERROR_STATUSES,
-    )
-
-
-FINAL_FIELDS = [
-    "status",
-    "verification",
-    "result",
-    "steps",
-    "finished_at",
-    "duration_ms",
-    "attempts",
-    "gated",
-    "duplicate_of",
-]
-
-
-def _record(log: ToolCallLog, context: CallContext) -> None:
-    """Write the call's row of the verification log (one statement): an update when
-    the row was stored earlier (a claimed write), else its insert, unless the caller
-    keeps unstored rows to write them itself."""
-    if not log._state.adding:
-        log.save(update_fields=FINAL_FIELDS)
-    elif context.unstored_logs is not None:
-        context.unstored_logs.append(log)
-    else:
-        log.save(force_insert=True)
-
-
 def _raw_text(arguments: str | Mapping[str, Any]) -> str:
     if isinstance(arguments, str):
         return arguments[:MAX_RAW_ARGUMENTS]
@@ -559,13 +242,3 @@ def _raw_text(arguments: str | Mapping[str, Any]) -> str:
         ]
     except (TypeError, ValueError):
         return repr(arguments)[:MAX_RAW_ARGUMENTS]
-
-
-def _error_name(error: BaseException) -> str:
-    return type(error).__name__
-
-
-def _unavailable_message(tool: Tool) -> str:
-    if tool.is_write:
-        return "The service is unavailable right now; nothing was changed."
-    return "The service is unavailable right now; nothing could be read."

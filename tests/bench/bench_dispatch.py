@@ -164,6 +164,7 @@ def run(database_url: str, calls: int) -> None:
     from django.db import connection
 
     import tools.dispatcher as dispatcher
+    import tools.execution as execution
     from gymnasia.gyms.models import Business
     from tools.dispatcher import CallContext, dispatch_tool_call
     from tools.selection import ToolPolicy
@@ -212,8 +213,8 @@ def run(database_url: str, calls: int) -> None:
     print(f"\n== {connection.vendor}, {calls} calls each")
     # 1. The dispatcher's own work: persistence switched off (the log row and the
     #    action claim replaced by no-ops, so no SQL runs at all).
-    record, claim = dispatcher._record, dispatcher._claim_action
-    dispatcher._record = lambda log, context: None  # type: ignore[assignment]
+    record, claim = execution._record, dispatcher._claim_action
+    execution._record = lambda log, context: None  # type: ignore[assignment]
     dispatcher._claim_action = lambda log: setattr(log._state, "adding", False)  # type: ignore[assignment]
     try:
         for kind in ("read", "write"):
@@ -225,7 +226,7 @@ def run(database_url: str, calls: int) -> None:
                 )
             )
     finally:
-        dispatcher._record, dispatcher._claim_action = record, claim
+        execution._record, dispatcher._claim_action = record, claim
 
     # 2. End to end with the verification log written.
     for kind in ("read", "write"):

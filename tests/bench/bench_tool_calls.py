@@ -144,7 +144,7 @@ PARTS = (
 def run(database_url: str, repeats: int) -> None:
     agent = _setup(database_url)
     import agents.turn as turn
-    import tools.dispatcher as dispatcher
+    import tools.execution as execution
     from tools.integrations.nutrition import NutritionClient
 
     # Where a call's time goes: database work is timed inside the database thread,
@@ -152,7 +152,7 @@ def run(database_url: str, repeats: int) -> None:
     clock = PartClock()
     turn._rows_store = clock.wrap("storage", turn._rows_store)  # type: ignore[method-assign]
     turn.message_add = clock.wrap("storage", turn.message_add)  # type: ignore[method-assign]
-    dispatcher._record = clock.wrap("storage", dispatcher._record)  # type: ignore[method-assign]
+    execution._record = clock.wrap("storage", execution._record)  # type: ignore[method-assign]
     NutritionClient.search_foods = clock.wrap("tool", NutritionClient.search_foods)  # type: ignore[method-assign]
     hand_off = turn.db_call
 
