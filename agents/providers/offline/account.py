@@ -8,6 +8,7 @@ from typing import Any
 
 from agents.providers.offline.base import Intents
 from agents.providers.offline.words import (
+    ISO_DATE,
     MEMBERSHIP_STATES,
     asks_how,
     has,
@@ -199,9 +200,8 @@ def _a_length_only(said: str) -> bool:
     without saying which days: the whole month would be a guess."""
     if not has(said, "semana", "week", "quincena", "fortnight", "dias", "days"):
         return False
-    days = re.findall(r"\b\d{1,2}\b", re.sub(r"\b\d{4}-\d{2}-\d{2}\b", "", said))
-    dates = re.findall(r"\b\d{4}-\d{2}-\d{2}\b", said)
-    return len(days) < 2 and len(dates) < 2
+    days = re.findall(r"\b\d{1,2}\b", ISO_DATE.sub("", said))
+    return len(days) < 2 and len(ISO_DATE.findall(said)) < 2
 
 
 #: Words of a refund request that name no payment.

@@ -10,12 +10,13 @@ from typing import Any
 
 from agents.providers.offline.base import Intents
 from agents.providers.offline.words import (
-    CLASS_TYPES,
     GRAMS,
     MEALS,
+    TAKE_AWAY,
     asks_how,
     day_named,
     has,
+    kind_named,
     ordinal_named,
     time_named,
 )
@@ -24,17 +25,7 @@ from gymnasia.text import fold
 #: How many classes a list shows; "the last one" is the last of those.
 CLASSES_SHOWN = 12
 #: Words that take a booking away ("bórrame de la clase de spinning").
-CANCEL_WORDS = (
-    "cancela",
-    "anula",
-    "borra",
-    "quita",
-    "elimina",
-    "desapunta",
-    "cancel",
-    "remove",
-    "delete",
-)
+CANCEL_WORDS = ("cancela", "anula", "desapunta", "cancel", *TAKE_AWAY)
 
 
 class ClassIntents(Intents):
@@ -48,10 +39,10 @@ class ClassIntents(Intents):
         """A day's (or the week's) classes; ``like``: the arguments of the list
         asked for just before, of which this is the same question for another
         day ("¿y el sábado?": the same kind of class)."""
-        named = any(kind in said for kind in CLASS_TYPES)  # "¿hay spinning mañana?"
+        kind = kind_named(said) or (like or {}).get("class_type")
         asked = (
             has(said, "clase", "horario", "class", "schedule")
-            or named
+            or kind_named(said)
             # "¿Qué hay el viernes?", "What's on on Friday?"
             or (has(said, "que hay", "what s on") and day_named(said, self.today))
         )
@@ -68,8 +59,6 @@ class ClassIntents(Intents):
                 "date_from": start.isoformat(),
                 "date_to": end.isoformat(),
             }
-            kind = next((c for c in CLASS_TYPES if c in said), None)
-            kind = kind or (like or {}).get("class_type")
             if kind:
                 arguments["class_type"] = kind
             return self._unavailable("list_classes", offered) or self._call(
@@ -77,7 +66,7 @@ class ClassIntents(Intents):
             )
         result = results["list_classes"][-1]
         if result.get("status") == "no_results":
-            return self._none_scheduled(said, (like or {}).get("class_type")), []
+            return self._none_scheduled(said, kind), []
         if result.get("status") != "ok":
             return self._failure(result), []
         lines = [
@@ -94,10 +83,9 @@ class ClassIntents(Intents):
         ]
         return self._t("Clases:", "Classes:") + "\n" + "\n".join(lines), []
 
-    def _none_scheduled(self, said: str, kind: str | None = None) -> str:
+    def _none_scheduled(self, said: str, kind: str | None) -> str:
         """No class to list: of the kind and on the day asked about, when named
         ("no yoga tomorrow" is not "no classes tomorrow")."""
-        kind = next((c for c in CLASS_TYPES if c in said), kind)
         day = day_named(said, self.today)
         if kind and day:
             return self._t(
@@ -126,9 +114,10 @@ class ClassIntents(Intents):
             return None
         if GRAMS.search(said) or any(has(said, meal) for meal in MEALS):
             return None  # "apúntame 200 g de pollo en la comida": the diary's
-        kind = next((c for c in CLASS_TYPES if c in said), None)
+        kind = kind_named(said)
         day = day_named(said, self.today)
         place = ordinal_named(said)
+        time = time_named(said)
         if asks_how(said) and not (day or kind or place is not None):
             return self._t(
                 "Sí: dime qué clase y qué día (por ejemplo, «reserva spinning el "
@@ -136,7 +125,7 @@ class ClassIntents(Intents):
                 'Yes: tell me which class and which day (for example, "book spinning '
                 'on Thursday") and I will book it.',
             ), []
-        if not (day or kind or place is not None or time_named(said)):
+        if not (day or kind or place is not None or time):
             # "Reserva una clase": nothing says which, however few there are today.
             return self._unavailable("book_class", offered) or (
                 self._t(
@@ -184,7 +173,6 @@ class ClassIntents(Intents):
                         "That list does not have that many classes.",
                     ), []
                 sessions = [sessions[place]]
-            time = time_named(said)
             if time is not None and place is None:
                 sessions = [s for s in sessions if _at(s, time)]
             if not sessions:
@@ -243,7 +231,7 @@ class ClassIntents(Intents):
         offered: set[str],
         earlier: Mapping[str, dict[str, Any]],
     ) -> Any:
-        kind = next((c for c in CLASS_TYPES if c in said), None)
+        kind = kind_named(said)
         # "Cancela la del martes": a booking named by its day.
         of_a_day = has(said, "cancela", "anula", "cancel") and day_named(
             said, self.today

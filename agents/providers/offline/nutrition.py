@@ -10,6 +10,7 @@ from agents.providers.offline.base import Intents
 from agents.providers.offline.words import (
     GRAMS,
     MEALS,
+    TAKE_AWAY,
     day_named,
     food_words,
     grams_of,
@@ -18,16 +19,7 @@ from agents.providers.offline.words import (
 from gymnasia.text import fold
 
 #: Words of a removal that name no food.
-REMOVAL_WORDS = (
-    "quita",
-    "borra",
-    "elimina",
-    "remove",
-    "delete",
-    "diario",
-    "diary",
-    "from",
-)
+REMOVAL_WORDS = (*TAKE_AWAY, "diario", "diary", "from")
 
 
 class NutritionIntents(Intents):
@@ -151,7 +143,7 @@ class NutritionIntents(Intents):
         entry of that food, of the meal named, of the grams said, looked up first;
         a food named otherwise than in the diary ("chicken") is looked up in the
         catalog. When several entries could be meant, it asks which."""
-        if not has(said, "quita", "borra", "elimina", "remove", "delete"):
+        if not has(said, *TAKE_AWAY):
             return None
         if has(said, "reserva", "clase", "booking", "class"):
             return None

@@ -124,6 +124,11 @@ DAY_WORDS = {"hoy", "today", "manana", "tomorrow", "ayer", "yesterday", *WEEKDAY
 LINKING_WORDS = {"al", "a", "to", "my", "mi", "for", "para", "on", "en", "at"}
 
 
+#: A date written as YYYY-MM-DD.
+ISO_DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}\b")
+#: Word starts that take something away, a booking or a diary entry.
+TAKE_AWAY = ("quita", "borra", "elimina", "remove", "delete")
+
 #: An amount of food: "150 g", "1,5 kg", "100 gramos"; the sign is kept, so that
 #: "-50 g" is refused as such, never logged as 50 g.
 GRAMS = re.compile(
@@ -145,10 +150,10 @@ def has(text: str, *words: str) -> bool:
 def day_named(said: str, today: datetime.date) -> datetime.date | None:
     """The day a (folded) message names: an ISO date, today, tomorrow, yesterday,
     a weekday (the next one to come, or today)."""
-    iso = re.search(r"\b(\d{4}-\d{2}-\d{2})\b", said)
+    iso = ISO_DATE.search(said)
     if iso:
         try:
-            return datetime.date.fromisoformat(iso.group(1))
+            return datetime.date.fromisoformat(iso.group(0))
         except ValueError:
             return None
     if has(said, "manana", "tomorrow"):
@@ -166,7 +171,7 @@ def day_named(said: str, today: datetime.date) -> datetime.date | None:
 def impossible_date(said: str) -> str | None:
     """A date written as YYYY-MM-DD that no calendar has ("2026-02-30"), if any:
     never to be read as "no day said", which means today."""
-    for written in re.findall(r"\b\d{4}-\d{2}-\d{2}\b", said):
+    for written in ISO_DATE.findall(said):
         try:
             datetime.date.fromisoformat(written)
         except ValueError:
@@ -194,6 +199,11 @@ def time_named(said: str) -> tuple[int, int | None] | None:
     return (int(hour.group(1)), None) if hour else None
 
 
+def kind_named(said: str) -> str | None:
+    """The kind of class a (folded) message names ("¿hay spinning mañana?")."""
+    return next((kind for kind in CLASS_TYPES if kind in said), None)
+
+
 def ordinal_named(said: str) -> int | None:
     """The place in a list a (folded) message names ("la primera", "the last")."""
     return next((i for word, i in ORDINALS.items() if has(said, word)), None)
@@ -205,7 +215,7 @@ def period_named(
     """The period a message names: two ISO dates; two days of a month ("del 1 al 10
     de agosto", "August 3 to 9"); or a month, its days from tomorrow on when it is
     the current month. A month is the next one of that name to come."""
-    dates = re.findall(r"\b(\d{4}-\d{2}-\d{2})\b", said)
+    dates = ISO_DATE.findall(said)
     if len(dates) >= 2:
         try:
             return datetime.date.fromisoformat(dates[0]), datetime.date.fromisoformat(
