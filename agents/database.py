@@ -17,12 +17,14 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import ParamSpec, TypeVar
 
 from asgiref.sync import AsyncToSync, sync_to_async
 from django.db import connection
+from django.db.models import Model
+from django.db.models.sql import InsertQuery
 
 P = ParamSpec("P")
 T = TypeVar("T")
@@ -59,3 +61,61 @@ async def db_call(function: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -
     # its machinery: about half the cost of a hand-off, and a tool call makes one.
     context = contextvars.copy_context()
     return await asyncio.get_running_loop().run_in_executor(_threads, context.run, work)
+
+
+def sent_together() -> bool:
+    """Whether statements can reach the database in one round trip and run there
+    as one transaction: PostgreSQL with client-side binding (Django's default)
+    sends a query's parameters inside its text, by the simple protocol, where the
+    server runs the statements of one query in a transaction of their own."""
+    if connection.vendor != "postgresql":
+        return False
+    from psycopg import ClientCursor
+
+    connection.ensure_connection()
+    return issubclass(connection.connection.cursor_factory, ClientCursor)
+
+
+def rows_insert_together(
+    *groups: Sequence[Model], linked: Callable[[], None] = lambda: None
+) -> None:
+    """Insert new rows of one or more tables, atomically, in two round trips
+    (``sent_together`` must hold): the keys of the rows that have none, from their
+    tables' sequences, in one query; then ``linked()``, as rows can now point at
+    each other; then every insert in one query, applied whole or not at all."""
+    groups = tuple(group for group in groups if group)
+    keyless = [group for group in groups if group[0].pk is None]
+    with connection.cursor() as cursor:
+        if keyless:
+            cursor.execute(
+                "SELECT "
+                + ", ".join(
+                    "ARRAY(SELECT nextval(pg_get_serial_sequence(%s, %s)) "
+                    "FROM generate_series(1, %s))"
+                    for _ in keyless
+                ),
+                [
+                    value
+                    for group in keyless
+                    for meta in [group[0]._meta]
+                    for value in (meta.db_table, meta.pk.column, len(group))
+                ],
+            )
+            for group, keys in zip(keyless, cursor.fetchone(), strict=True):
+                for row, key in zip(group, keys, strict=True):
+                    row.pk = key
+        linked()
+        statements, params = [], []
+        for group in groups:
+            model = type(group[0])
+            query = InsertQuery(model)
+            fields = [f for f in model._meta.concrete_fields if not f.generated]
+            query.insert_values(fields, list(group))
+            [(sql, values)] = query.get_compiler(connection=connection).as_sql()
+            statements.append(sql)
+            params.extend(values)
+        cursor.execute(";\n".join(statements), params)
+    for group in groups:
+        for row in group:
+            row._state.adding = False
+            row._state.db = connection.alias

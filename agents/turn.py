@@ -33,7 +33,7 @@ from django.utils.module_loading import import_string
 from django.utils.translation import gettext, override
 
 from agents.conversations import conversation_history, message_add, message_json
-from agents.database import db_call
+from agents.database import db_call, rows_insert_together, sent_together
 from agents.models import Agent, Conversation, Message
 from agents.providers.base import (
     AssistantStep,
@@ -234,7 +234,8 @@ def _store(
 def _rows_store(rows: list[StepRows], last: Message | None = None) -> None:
     """Steps' rows, then ``last``, in order: the messages in one statement, then the
     log rows in one, each pointing at its step; in one transaction, or in the
-    caller's. A lone message is one statement, committed on its own."""
+    caller's. A lone message is one statement, committed on its own. On PostgreSQL
+    both statements go in one round trip, after one for the rows' keys."""
     messages = [m for r in rows for m in (r.step, r.results) if m.pk is None]
     if last is not None:
         messages.append(last)
@@ -243,13 +244,19 @@ def _rows_store(rows: list[StepRows], last: Message | None = None) -> None:
     logs = [log for r in rows for log in r.logs]
     if not logs and len(messages) == 1:
         messages[0].save()
-        return
-    with transaction.atomic(savepoint=False):
-        Message.objects.bulk_create(messages)
-        for r in rows:
-            for log in r.logs:
-                log.message_key = str(r.step.pk)
-        ToolCallLog.objects.bulk_create(logs)
+    elif sent_together():
+        rows_insert_together(messages, logs, linked=lambda: _logs_link(rows))
+    else:
+        with transaction.atomic(savepoint=False):
+            Message.objects.bulk_create(messages)
+            _logs_link(rows)
+            ToolCallLog.objects.bulk_create(logs)
+
+
+def _logs_link(rows: list[StepRows]) -> None:
+    for r in rows:
+        for log in r.logs:
+            log.message_key = str(r.step.pk)
 
 
 async def turn_run(

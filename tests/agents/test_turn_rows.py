@@ -11,7 +11,7 @@ from io import StringIO
 import pytest
 from asgiref.sync import async_to_sync
 from django.core.management import call_command
-from django.db import connection
+from django.db import IntegrityError, connection
 from django.test.utils import CaptureQueriesContext
 
 from agents.conversations import conversation_start
@@ -23,7 +23,7 @@ from agents.providers.base import (
     ToolResults,
     UserText,
 )
-from agents.turn import turn_run
+from agents.turn import StepRows, _rows_store, turn_run
 from gymnasia.gyms.models import Member
 from tests.agents.scripted import Say
 from tests.agents.test_turn import spinning_session
@@ -49,17 +49,23 @@ def _roles() -> list[str]:
     return [m.role for m in Message.objects.order_by("pk")]
 
 
-def _turns_inserts(agent, member) -> list[str]:
-    """The table of each insert statement of a turn in a new conversation, in
-    order."""
+def _turns_queries(agent, member) -> list[str]:
+    """The SQL of each query of a turn in a new conversation, in order."""
     conversation = conversation_start(agent=agent, member=member)
     with CaptureQueriesContext(connection) as queries:
         run(conversation)
-    return [
-        match[1]
-        for query in queries.captured_queries
-        if (match := re.match(r'INSERT INTO "(\w+)"', query["sql"]))
-    ]
+    return [query["sql"] for query in queries.captured_queries]
+
+
+def _inserts(sql: str) -> list[str]:
+    """The table of each insert statement of a query, in order."""
+    return re.findall(r'(?:^|;\s*)INSERT INTO "(\w+)"', sql)
+
+
+def _turns_inserts(agent, member) -> list[str]:
+    """The table of each insert statement of a turn in a new conversation, in
+    order."""
+    return [t for sql in _turns_queries(agent, member) for t in _inserts(sql)]
 
 
 def _step_of_each_log() -> dict[str, tuple[int, int]]:
@@ -291,3 +297,66 @@ def test_a_cancelled_turn_still_stores_its_steps(demo, monkeypatch):
         "ok",
         str(Message.objects.get(role="step").pk),
     )
+
+
+@pytest.mark.postgres
+def test_on_postgresql_the_waiting_rows_and_the_reply_are_one_query(demo, model):
+    """The steps' messages, the reply and the log rows reach the server in one
+    query, after one for the messages' keys; the reply alone is one insert."""
+    agent, member = demo
+    model(Say(calls=[SEARCH]), Say(calls=[SEARCH]), Say(text="Listo."))
+    queries = _turns_queries(agent, member)
+    writes = [sql for sql in queries if _inserts(sql)]
+    assert [_inserts(sql) for sql in writes] == [
+        ["agents_message"],  # the member's message
+        ["agents_message", "tools_toolcalllog"],  # steps, results, reply; logs
+    ]
+    keys = queries[queries.index(writes[1]) - 1]
+    assert "nextval" in keys
+    steps = list(Message.objects.filter(role="step").order_by("pk"))
+    assert _step_of_each_log() == {
+        "call_1_0": (steps[0].pk, steps[0].pk),
+        "call_2_0": (steps[1].pk, steps[1].pk),
+    }
+    assert _roles() == ["member"] + ["step", "tool_results"] * 2 + ["assistant"]
+
+    model(Say(text="De nada."))
+    inserts = [_inserts(sql) for sql in _turns_queries(agent, member)]
+    assert [tables for tables in inserts if tables] == [
+        ["agents_message"],  # the member's message
+        ["agents_message"],  # the reply
+    ]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_steps_rows_are_written_whole_or_not_at_all(row_counts):
+    """A log row the database refuses leaves none of the messages written with
+    it, and the connection goes on (autocommit, as a turn's database work runs)."""
+    call_command("seed_demo", stdout=StringIO())
+    conversation = conversation_start(agent=Agent.objects.get(), member=None)
+
+    def rows(tool_name) -> tuple[list[StepRows], Message]:
+        step = Message(
+            conversation=conversation,
+            role="step",
+            content={"tool_calls": [{"id": "call_1_0"}]},
+        )
+        results = Message(conversation=conversation, role="tool_results")
+        log = ToolCallLog(
+            business=conversation.business,
+            conversation_key=str(conversation.pk),
+            provider_call_id="call_1_0",
+            tool_name=tool_name,
+        )
+        reply = Message(conversation=conversation, role="assistant", text="Listo.")
+        return [StepRows(step, results, [log])], reply
+
+    before = row_counts()
+    with pytest.raises(IntegrityError):
+        _rows_store(*rows(None))
+    assert row_counts() == before
+
+    _rows_store(*rows("search_foods"))
+    assert _roles() == ["step", "tool_results", "assistant"]
+    step = Message.objects.get(role="step").pk
+    assert _step_of_each_log() == {"call_1_0": (step, step)}
