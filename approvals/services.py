@@ -185,6 +185,7 @@ def pending_action_correct(
                 member=action.member,
                 conversation_key=action.conversation_key,
                 action_id=uuid.uuid4(),
+                action_key=action.action_key,  # the request corrected
             )
         except NotFound as error:
             raise InvalidValue(str(error)) from None

@@ -121,6 +121,12 @@ def dispatch_tool_call(call: ToolCall, context: CallContext) -> ToolResult:
             call=call,
         )
 
+    log.action_key = action_key(
+        business_id=context.business.pk,
+        conversation_key=context.conversation_key,
+        tool_name=tool.name,
+        arguments=arguments,
+    )
     gated = policy.gated_for(amount)
     if gated and tool.check is not None:
         refusal = checked_before_approval(
@@ -129,12 +135,6 @@ def dispatch_tool_call(call: ToolCall, context: CallContext) -> ToolResult:
         if refusal is not None:
             return finish_call(context, log, trace, call, *refusal, tool=tool)
 
-    log.action_key = action_key(
-        business_id=context.business.pk,
-        conversation_key=context.conversation_key,
-        tool_name=tool.name,
-        arguments=arguments,
-    )
     first = _claim_action(log)
     if first is not None:
         trace.step("duplicate", first=str(first.pk))

@@ -18,6 +18,7 @@ from django.utils import timezone, translation
 
 from gymnasia.errors import Conflict, InvalidValue, NotFound
 from gymnasia.gyms.models import Business, Member
+from tools.gating import waiting_requests
 from tools.integrations import client_for
 from tools.integrations.errors import (
     IntegrationFailed,
@@ -309,6 +310,7 @@ def checked_before_approval(
                 member=context.member,
                 conversation_key=context.conversation_key,
                 action_id=log.pk,
+                action_key=log.action_key,
                 clients=context.clients,
             )
         except (NotFound, InvalidValue, Conflict) as error:
@@ -336,11 +338,19 @@ def write_checked(
     member: Member | None,
     conversation_key: str,
     action_id: uuid.UUID,
+    action_key: str,
     clients: ClientFactory = client_for,
 ) -> None:
-    """Run a write's check against the integration now: returns, or raises the
-    domain's refusal (or the integration's unavailability)."""
+    """Run a write's check against the integration now, knowing the member's other
+    requests of the tool that wait for staff (all but ``action_key``'s): returns,
+    or raises the domain's refusal (or the integration's unavailability)."""
     client = clients(tool.integration, business) if tool.integration else None
+    waiting = waiting_requests()(
+        business_id=business.pk,
+        member_id=member.pk if member else None,
+        tool_name=tool.name,
+        other_than=action_key,
+    )
     check(
         HandlerContext(
             business=business,
@@ -348,6 +358,7 @@ def write_checked(
             conversation_key=conversation_key,
             action_id=action_id,
             client=client,
+            waiting=tuple(waiting),
         ),
         arguments,
     )

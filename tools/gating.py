@@ -1,6 +1,7 @@
 """The interface through which the dispatcher hands a gated call to the approvals
-queue. ``approvals`` registers its implementation at start-up, so ``tools`` never
-imports ``approvals``."""
+queue, and a write's check learns what already waits there. ``approvals``
+registers its implementation at start-up, so ``tools`` never imports
+``approvals``."""
 
 from __future__ import annotations
 
@@ -22,12 +23,22 @@ class ApprovalQueue(Protocol):
         ...
 
 
+class WaitingRequests(Protocol):
+    def __call__(
+        self, *, business_id: Any, member_id: Any, tool_name: str, other_than: str
+    ) -> list[dict[str, Any]]:
+        """The arguments of the member's requests of the tool that wait for staff,
+        but the one whose action key is ``other_than``, oldest first."""
+        ...
+
+
 _queue: ApprovalQueue | None = None
+_waiting: WaitingRequests | None = None
 
 
-def register_approval_queue(queue: ApprovalQueue) -> None:
-    global _queue
-    _queue = queue
+def register_approval_queue(queue: ApprovalQueue, waiting: WaitingRequests) -> None:
+    global _queue, _waiting
+    _queue, _waiting = queue, waiting
 
 
 def approval_queue() -> ApprovalQueue:
@@ -36,3 +47,11 @@ def approval_queue() -> ApprovalQueue:
             "no approval queue is registered (is the approvals app installed?)"
         )
     return _queue
+
+
+def waiting_requests() -> WaitingRequests:
+    if _waiting is None:
+        raise RuntimeError(
+            "no approval queue is registered (is the approvals app installed?)"
+        )
+    return _waiting

@@ -32,6 +32,9 @@ class HandlerContext:
     conversation_key: str
     action_id: uuid.UUID
     client: Any
+    #: For a check: the arguments of the member's other requests of the same tool
+    #: that wait for staff (staff may approve them first).
+    waiting: tuple[dict[str, Any], ...] = ()
 
     @property
     def required_member(self) -> Member:

@@ -151,3 +151,59 @@ def test_the_inbox_says_why_a_correction_could_not_be_done(client, world, staff)
 
     assert "La congelación no puede terminar antes de empezar." in page.content.decode()
     assert PendingAction.objects.get().status == "pending"
+
+
+def test_a_correction_may_move_a_freeze_over_its_own_days(world, staff):
+    """The request corrected is not another request in the way."""
+    original = request_freeze(world, 10, 19)
+
+    corrected = pending_action_correct(
+        action_id=original.pk,
+        user=staff,
+        arguments={"start": world.day(12), "end": world.day(21)},
+    )
+
+    assert corrected.status == "pending"
+
+
+def test_a_correction_onto_another_waiting_freeze_is_refused(
+    world, staff, row_counts, settings
+):
+    settings.LANGUAGE_CODE = "en"
+    request_freeze(world, 10, 19)
+    later = request_freeze(world, 30, 35, conversation="conversation-2")
+    before = row_counts()
+
+    with pytest.raises(Conflict) as refused:
+        pending_action_correct(
+            action_id=later.pk,
+            user=staff,
+            arguments={"start": world.day(18), "end": world.day(25)},
+        )
+
+    assert str(refused.value) == (
+        f"It overlaps the freeze from {world.day(10)} to {world.day(19)}, which is "
+        "waiting for the staff's approval."
+    )
+    assert row_counts() == before
+    later.refresh_from_db()
+    assert later.status == "pending"
+
+
+def test_the_inbox_says_which_waiting_freeze_is_in_the_way(client, world, staff):
+    request_freeze(world, 10, 19)
+    later = request_freeze(world, 30, 35, conversation="conversation-2")
+    client.force_login(staff)
+
+    page = client.post(
+        f"/inbox/{later.pk}/correct",
+        {"start": world.day(18), "end": world.day(25)},
+        HTTP_ACCEPT_LANGUAGE="es",
+        follow=True,
+    )
+
+    assert (
+        f"Se solapa con la congelación del {world.day(10)} al {world.day(19)}, que "
+        "espera la aprobación del personal."
+    ) in page.content.decode()
+    assert PendingAction.objects.filter(status="pending").count() == 2

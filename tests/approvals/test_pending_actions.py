@@ -22,7 +22,7 @@ from approvals.services import (
 )
 from gymnasia.errors import Conflict, NotFound
 from gymnasia.memberships.models import MembershipFreeze
-from tests.factories import BusinessFactory, StaffRoleFactory
+from tests.factories import BusinessFactory, MembershipFactory, StaffRoleFactory
 from tests.tools.world import build_world
 from tools.integrations.faults import Fault, inject_fault
 from tools.models import Handoff
@@ -30,12 +30,15 @@ from tools.models import Handoff
 pytestmark = pytest.mark.django_db
 
 
-def request_freeze(world, start=10, end=19, conversation="conversation-1"):
+def request_freeze(
+    world, start=10, end=19, conversation="conversation-1", member="member"
+):
     result = world.call(
         "freeze_membership",
         {"start": world.day(start), "end": world.day(end)},
         offered={"freeze_membership": "gated"},
         conversation=conversation,
+        member=member,
     )
     assert result.status == "pending_approval"
     return PendingAction.objects.get(pk=result.payload["pending_action"])
@@ -226,6 +229,12 @@ def race(*attempts):
     return outcomes
 
 
+def another_member(world):
+    """A member of the world's gym of their own: one member's freezes waiting for
+    staff may not overlap."""
+    return MembershipFactory(member__business=world.business).member
+
+
 @pytest.mark.postgres
 @pytest.mark.django_db(transaction=True)
 def test_two_approvals_at_once_decide_once(sent):
@@ -234,7 +243,9 @@ def test_two_approvals_at_once_decide_once(sent):
         StaffRoleFactory(business=world.business, role="staff").user for _ in range(2)
     ]
     for repetition in range(200):
-        action = request_freeze(world, conversation=f"race-{repetition}")
+        action = request_freeze(
+            world, conversation=f"race-{repetition}", member=another_member(world)
+        )
         outcomes = race(
             *(
                 lambda user=user, pk=action.pk: pending_action_approve(
@@ -255,7 +266,9 @@ def test_approval_racing_rejection_or_expiry_ends_with_one_decision(sent):
     world = build_world()
     user = StaffRoleFactory(business=world.business, role="staff").user
     for repetition in range(50):
-        action = request_freeze(world, conversation=f"reject-{repetition}")
+        action = request_freeze(
+            world, conversation=f"reject-{repetition}", member=another_member(world)
+        )
         pk = action.pk
         race(
             lambda pk=pk: pending_action_approve(action_id=pk, user=user),
@@ -266,7 +279,9 @@ def test_approval_racing_rejection_or_expiry_ends_with_one_decision(sent):
         ]
         assert len(decisions) == 1
     for repetition in range(50):
-        action = request_freeze(world, conversation=f"expire-{repetition}")
+        action = request_freeze(
+            world, conversation=f"expire-{repetition}", member=another_member(world)
+        )
         PendingAction.objects.filter(pk=action.pk).update(
             expires_at=timezone.now() + datetime.timedelta(milliseconds=5)
         )

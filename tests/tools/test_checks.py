@@ -92,6 +92,76 @@ def test_a_request_overlapping_a_freeze_made_since_is_refused(world):
     assert rows(world) == before
 
 
+def staff_of(world):
+    return StaffRoleFactory(business=world.business, role="staff").user
+
+
+def test_a_request_overlapping_a_freeze_waiting_for_staff_is_refused(world):
+    """Staff would approve one and see the other fail: the second is refused now,
+    whatever conversation it comes from, and the member is told which days."""
+    freeze(world, 10, 19)
+    before = rows(world)
+
+    result = freeze(world, 15, 25, conversation="conversation-2")
+
+    assert result.status == "invalid_arguments"
+    assert result.payload["errors"] == [
+        f"It overlaps the freeze from {world.day(10)} to {world.day(19)}, which is "
+        "waiting for the staff's approval."
+    ]
+    assert rows(world) == before
+    assert ToolCallLog.objects.latest("created_at").steps[-1]["error"] == "refused"
+
+
+@pytest.mark.parametrize(
+    ("member", "start", "end"),
+    [
+        ("member", 20, 25),  # the days after
+        ("member", 1, 9),  # the days before
+        ("other_member", 10, 19),  # the same days, for someone else
+    ],
+)
+def test_a_freeze_beside_a_waiting_one_is_queued(world, member, start, end):
+    freeze(world, 10, 19)
+
+    result = freeze(
+        world, start, end, conversation="conversation-2", member=getattr(world, member)
+    )
+
+    assert result.status == "pending_approval"
+    assert PendingAction.objects.filter(status="pending").count() == 2
+
+
+def test_the_same_request_again_is_a_duplicate_not_an_overlap(world):
+    """R7 answers a repeated request in its conversation; the check leaves it be."""
+    first = freeze(world, 10, 19)
+
+    again = freeze(world, 10, 19, call_id="call-2")
+
+    assert again.status == "duplicate"
+    assert again.payload["first"]["pending_action"] == first.payload["pending_action"]
+    assert PendingAction.objects.count() == 1
+
+
+@pytest.mark.parametrize("decision", ["rejected", "expired", "approved"])
+def test_a_request_decided_against_no_longer_blocks_its_days(world, decision):
+    """Rejected or expired, a freeze will not be made: its days are free again.
+    Approved, it is about to be made, and still blocks them."""
+    first = PendingAction.objects.get(
+        pk=freeze(world, 10, 19).payload["pending_action"]
+    )
+    if decision == "approved":
+        pending_action_approve(action_id=first.pk, user=staff_of(world))
+    else:
+        PendingAction.objects.filter(pk=first.pk).update(status=decision)
+
+    result = freeze(world, 15, 25, conversation="conversation-2")
+
+    assert result.status == (
+        "invalid_arguments" if decision == "approved" else "pending_approval"
+    )
+
+
 def test_a_request_that_can_be_done_is_queued_and_its_check_changed_nothing(world):
     """A freeze moves the membership's end; rehearsed, it moves nothing."""
     ends_on = Membership.objects.get(member=world.member).ends_on
@@ -213,6 +283,37 @@ def test_a_refund_is_checked_against_what_is_left_and_nothing_is_refunded(
             "At most 12.5 EUR of this payment can still be refunded."
         ]
     assert PendingAction.objects.count() == waiting
+    assert stripe.refund_posts() == []
+
+
+def test_a_refund_is_checked_against_what_waits_for_staff(world, stripe):
+    """10 of the towel's 12.50 wait for staff: 5 more could never all be refunded,
+    2.50 can; another payment is not touched by it."""
+    world.connect_stripe(stripe)
+    towel = world.ids["payment_id:towel"]
+
+    def refund(payment_id, amount, call_id):
+        return world.call(
+            "refund_payment",
+            {"payment_id": payment_id, "amount": amount},
+            call_id=call_id,
+            offered={"refund_payment": "gated"},
+        )
+
+    assert refund(towel, 10, "call-1").status == "pending_approval"
+    too_much = refund(towel, 5, "call-2")
+
+    assert too_much.status == "invalid_arguments"
+    assert too_much.payload["errors"] == [
+        "At most 2.5 EUR of this payment can still be refunded: refunds of 10 EUR "
+        "more are waiting for the staff's approval."
+    ]
+    assert PendingAction.objects.count() == 1
+    assert refund(towel, 2.5, "call-3").status == "pending_approval"
+    assert refund(world.ids["payment_id:monthly_fee"], 40, "call-4").status == (
+        "pending_approval"
+    )
+    assert PendingAction.objects.count() == 3
     assert stripe.refund_posts() == []
 
 

@@ -5,6 +5,9 @@ from __future__ import annotations
 import datetime
 from typing import Any
 
+from django.utils.translation import gettext as _
+
+from gymnasia.errors import Conflict
 from tools.registry import HandlerContext, checks, handles, rehearsed, verifies
 from tools.types import NO_RESULTS, NOT_APPLIED, OK, VERIFIED, Outcome
 
@@ -27,7 +30,24 @@ def freeze_membership(ctx: HandlerContext, args: dict[str, Any]) -> Outcome:
     return Outcome(OK, {"freeze": freeze}, receipt=freeze)
 
 
-checks("freeze_membership")(rehearsed(freeze_membership))
+_freeze_rehearsed = rehearsed(freeze_membership)
+
+
+@checks("freeze_membership")
+def check_freeze_membership(ctx: HandlerContext, args: dict[str, Any]) -> None:
+    """The freeze as its handler would make it, and not over the days of another
+    freeze of the member that waits for staff: staff would approve one and see
+    the other fail."""
+    _freeze_rehearsed(ctx, args)
+    for other in ctx.waiting:
+        if other["start"] <= args["end"] and args["start"] <= other["end"]:
+            raise Conflict(
+                _(
+                    "It overlaps the freeze from %(start)s to %(end)s, which is "
+                    "waiting for the staff's approval."
+                )
+                % {"start": other["start"], "end": other["end"]}
+            )
 
 
 @verifies("freeze_membership")

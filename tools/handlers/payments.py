@@ -47,7 +47,8 @@ def _refundable(
     ctx: HandlerContext, args: dict[str, Any]
 ) -> tuple[dict[str, Any], int]:
     """The member's payment to refund and the amount in its minor units, or the
-    refusal: a payment of someone else, or more than is left of it."""
+    refusal: a payment of someone else, or more than is left of it (for a check,
+    less the refunds of it that wait for staff)."""
     customer = ctx.client.customer_for(ctx.required_member)
     charge = ctx.client.get_charge(args["payment_id"]) if customer else None
     if charge is None or charge.get("customer") != customer:
@@ -57,6 +58,25 @@ def _refundable(
     currency = str(charge["currency"])
     cents = minor_units(Decimal(str(args["amount"])), currency)
     refundable = int(charge["amount"]) - int(charge.get("amount_refunded") or 0)
+    waiting = sum(
+        minor_units(Decimal(str(other["amount"])), currency)
+        for other in ctx.waiting
+        if other["payment_id"] == charge["id"]
+    )
+    if waiting and cents > refundable - waiting:
+        raise InvalidValue(
+            _(
+                "At most %(rest)s %(currency)s of this payment can still be "
+                "refunded: refunds of %(waiting)s %(currency)s more are waiting "
+                "for the staff's approval."
+            )
+            % {
+                "rest": major_units(max(refundable - waiting, 0), currency),
+                "waiting": major_units(waiting, currency),
+                "currency": currency.upper(),
+            },
+            field="amount",
+        )
     if cents > refundable:
         raise InvalidValue(
             _("At most %(rest)s %(currency)s of this payment can still be refunded.")
