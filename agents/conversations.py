@@ -7,7 +7,8 @@ import uuid
 from typing import Any
 
 from django.core import signing
-from django.db.models import QuerySet
+from django.db.models import Q, QuerySet
+from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from agents.models import Agent, Conversation, Message
@@ -212,23 +213,41 @@ def interrupted_results(*, step: Message, calls: list[ToolCall]) -> list[ToolRes
     return results
 
 
+#: Beyond any message's key (a 64-bit key's largest value).
+LAST_KEY = 2**63 - 1
+
+
 def conversation_excerpts(
     *, requests: list[tuple[str, str]], size: int = 3
 ) -> dict[tuple[str, str], list[Message]]:
     """For staff deciding requests: for each (conversation, step message id) of a
     request, the visible messages of the turn that made it, from the member's
     message that asked on (at most ``size``); without a step, the conversation's
-    last ones. One query however many requests."""
-    ids = set()
-    for conversation_key, _ in requests:
+    last ones. One query however many requests, reading only those turns however
+    long their conversations."""
+    wanted = Q(pk__in=[])
+    for conversation_key, step_key in requests:
         try:
-            ids.add(uuid.UUID(conversation_key))
+            conversation = uuid.UUID(conversation_key)
         except ValueError:
             continue
+        own = Message.objects.filter(
+            conversation_id=conversation, role__in=Message.VISIBLE
+        )
+        if not step_key.isdigit():
+            last = own.order_by("-pk").values("pk")[size - 1 : size]
+            wanted |= Q(conversation_id=conversation, pk__gte=Coalesce(last, 0))
+            continue
+        asks = own.filter(role=Message.Role.MEMBER)
+        asked = asks.filter(pk__lt=step_key).order_by("-pk").values("pk")[:1]
+        next_ask = asks.filter(pk__gt=step_key).order_by("pk").values("pk")[:1]
+        wanted |= Q(
+            conversation_id=conversation,
+            pk__gte=Coalesce(asked, 0),
+            pk__lte=Coalesce(next_ask, LAST_KEY),
+        )
     visible: dict[str, list[Message]] = {}
-    rows = Message.objects.filter(
-        conversation_id__in=ids, role__in=Message.VISIBLE
-    ).order_by("pk")
+    rows = Message.objects.filter(wanted, role__in=Message.VISIBLE).order_by("pk")
     for message in rows.only("conversation_id", "role", "text", "created_at"):
         visible.setdefault(str(message.conversation_id), []).append(message)
     excerpts = {}
