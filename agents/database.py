@@ -23,6 +23,7 @@ from typing import ParamSpec, TypeVar
 
 from asgiref.sync import AsyncToSync, sync_to_async
 from django.db import connection
+from django.db.backends.utils import CursorWrapper
 from django.db.models import Model
 from django.db.models.sql import InsertQuery
 
@@ -79,30 +80,20 @@ def sent_together() -> bool:
 def rows_insert_together(
     *groups: Sequence[Model], linked: Callable[[], None] = lambda: None
 ) -> None:
-    """Insert new rows of one or more tables, atomically, in two round trips
-    (``sent_together`` must hold): the keys of the rows that have none, from their
-    tables' sequences, in one query; then ``linked()``, as rows can now point at
-    each other; then every insert in one query, applied whole or not at all."""
+    """Insert new rows of one or more tables atomically, in one round trip
+    (``sent_together`` must hold) after one per table whose rows have no key yet,
+    which takes their keys from its sequence; then ``linked()``, as rows can now
+    point at each other; then every insert in one query, applied whole or not at
+    all."""
     groups = tuple(group for group in groups if group)
-    keyless = [group for group in groups if group[0].pk is None]
     with connection.cursor() as cursor:
-        if keyless:
-            cursor.execute(
-                "SELECT "
-                + ", ".join(
-                    "ARRAY(SELECT nextval(pg_get_serial_sequence(%s, %s)) "
-                    "FROM generate_series(1, %s))"
-                    for _ in keyless
-                ),
-                [
-                    value
-                    for group in keyless
-                    for meta in [group[0]._meta]
-                    for value in (meta.db_table, meta.pk.column, len(group))
-                ],
-            )
-            for group, keys in zip(keyless, cursor.fetchone(), strict=True):
-                for row, key in zip(group, keys, strict=True):
+        for group in groups:
+            if group[0].pk is None:
+                cursor.execute(
+                    "SELECT nextval(%s::regclass) FROM generate_series(1, %s) ORDER BY 1",
+                    [_sequence(cursor, type(group[0])), len(group)],
+                )
+                for row, (key,) in zip(group, cursor.fetchall(), strict=True):
                     row.pk = key
         linked()
         statements, params = [], []
@@ -119,3 +110,17 @@ def rows_insert_together(
         for row in group:
             row._state.adding = False
             row._state.db = connection.alias
+
+
+_sequences: dict[str, str] = {}
+
+
+def _sequence(cursor: CursorWrapper, model: type[Model]) -> str:
+    """The sequence of the model's primary key (looked up once per process)."""
+    table = model._meta.db_table
+    if table not in _sequences:
+        cursor.execute(
+            "SELECT pg_get_serial_sequence(%s, %s)", [table, model._meta.pk.column]
+        )
+        _sequences[table] = cursor.fetchone()[0]
+    return _sequences[table]
