@@ -156,7 +156,7 @@ PUBLISHED: list[ToolDeclaration] = [
         name="get_membership",
         description=(
             "Read the member's membership: plan, today's status, start and end dates, "
-            "and freeze periods."
+            "freeze periods, and freezes asked for that wait for the staff's approval."
         ),
         parameters=_object({}),
         effect="read",

@@ -120,6 +120,21 @@ def test_the_membership_names_its_freezes(client, agent):
     assert reply.endswith(f" Congelaciones: del {start} al {end}.")
 
 
+def test_a_freeze_asked_for_is_named_as_waiting_not_as_none(client, agent):
+    """She asked for a freeze, then whether she has one: it waits for staff."""
+    started = member_conversation(client, agent)
+    year = business_today(business=agent.business).year + 1
+    send(client, started, f"Congela mi cuota del {year}-03-01 al {year}-03-10")
+
+    reply = reply_to(send(client, started, "¿Tengo alguna congelación?"))
+
+    assert reply.endswith(
+        " Congelaciones que esperan la aprobación del equipo: "
+        f"del {year}-03-01 al {year}-03-10."
+    )
+    assert "ninguna" not in reply
+
+
 def test_needing_to_freeze_is_a_request_for_days(client, agent):
     started = member_conversation(client, agent)
 

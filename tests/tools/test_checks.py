@@ -132,6 +132,25 @@ def test_a_freeze_beside_a_waiting_one_is_queued(world, member, start, end):
     assert PendingAction.objects.filter(status="pending").count() == 2
 
 
+def test_the_membership_read_names_the_freezes_waiting_for_staff(world):
+    """Hers, still to be decided or about to be made; not someone else's, not
+    those rejected."""
+    freeze(world, 10, 19)
+    rejected = freeze(world, 30, 32, conversation="conversation-2")
+    PendingAction.objects.filter(pk=rejected.payload["pending_action"]).update(
+        status="rejected"
+    )
+    freeze(world, 40, 42, conversation="conversation-3", member=world.other_member)
+
+    result = world.call("get_membership", {})
+
+    assert result.status == "ok"
+    assert result.payload["membership"]["freezes_waiting_for_approval"] == [
+        {"start": world.day(10), "end": world.day(19)}
+    ]
+    assert result.payload["membership"]["freezes"] == []
+
+
 def test_the_same_request_again_is_a_duplicate_not_an_overlap(world):
     """R7 answers a repeated request in its conversation; the check leaves it be."""
     first = freeze(world, 10, 19)

@@ -135,6 +135,7 @@ def _cancel_booking(result):
 def _get_membership(result):
     assert result["membership"]["status"] == "active"
     assert result["membership"]["freezes"] == []
+    assert result["membership"]["freezes_waiting_for_approval"] == []
 
 
 @fixture("freeze_membership", lambda w: {"start": w.day(10), "end": w.day(19)})

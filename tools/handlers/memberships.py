@@ -8,15 +8,27 @@ from typing import Any
 from django.utils.translation import gettext as _
 
 from gymnasia.errors import Conflict
+from tools.gating import waiting_requests
 from tools.registry import HandlerContext, checks, handles, rehearsed, verifies
 from tools.types import NO_RESULTS, NOT_APPLIED, OK, VERIFIED, Outcome
 
 
 @handles("get_membership")
 def get_membership(ctx: HandlerContext, args: dict[str, Any]) -> Outcome:
+    """The membership, with the member's freezes asked for that wait for staff: a
+    member who just asked for one hears of it, not that there is none."""
     membership = ctx.client.current(member=ctx.required_member)
     if membership is None:
         return Outcome(NO_RESULTS, {"message": "The member has no membership."})
+    requested = waiting_requests()(
+        business_id=ctx.business.pk,
+        member_id=ctx.required_member.pk,
+        tool_name="freeze_membership",
+        other_than="",
+    )
+    membership["freezes_waiting_for_approval"] = [
+        {"start": r["start"], "end": r["end"]} for r in requested
+    ]
     return Outcome(OK, {"membership": membership})
 
 

@@ -38,17 +38,25 @@ class AccountIntents(Intents):
             f"Your membership “{m['plan']}” is {state} and ends on {m['ends_on']}.",
         )
         freezes = m.get("freezes", [])
+        requested = m.get("freezes_waiting_for_approval", [])
         if freezes:
-            periods = ", ".join(
-                self._t(
-                    f"del {f['start']} al {f['end']}", f"{f['start']} to {f['end']}"
-                )
-                for f in freezes
-            )
+            periods = self._periods(freezes)
             answer += self._t(f" Congelaciones: {periods}.", f" Freezes: {periods}.")
-        elif _asks_about_freezes(said):
+        elif _asks_about_freezes(said) and not requested:
             answer += self._t(" No tiene ninguna congelación.", " It has no freeze.")
+        if requested:
+            periods = self._periods(requested)
+            answer += self._t(
+                f" Congelaciones que esperan la aprobación del equipo: {periods}.",
+                f" Freezes waiting for the staff's approval: {periods}.",
+            )
         return answer, []
+
+    def _periods(self, freezes: list[dict[str, Any]]) -> str:
+        return ", ".join(
+            self._t(f"del {f['start']} al {f['end']}", f"{f['start']} to {f['end']}")
+            for f in freezes
+        )
 
     def _freeze(self, said: str, results: dict[str, Any], offered: set[str]) -> Any:
         if not has(said, "congel", "pausa", "freeze", "pause"):
