@@ -135,6 +135,33 @@ def test_a_freeze_asked_for_is_named_as_waiting_not_as_none(client, agent):
     assert "ninguna" not in reply
 
 
+@pytest.mark.parametrize(
+    "said",
+    [
+        "Cancela la solicitud de congelación",
+        "Anula mi congelación",
+        "Withdraw my freeze request",
+    ],
+)
+def test_undoing_a_freeze_is_said_to_be_impossible_here_never_a_new_one(
+    client, agent, said, row_counts
+):
+    started = member_conversation(client, agent)
+    year = business_today(business=agent.business).year + 1
+    send(client, started, f"Congela mi cuota del {year}-03-01 al {year}-03-10")
+    before = row_counts()
+
+    reply = reply_to(send(client, started, said))
+
+    assert reply == (
+        "No puedo anular una congelación ni retirar una solicitud desde aquí. Si "
+        "quieres, pide hablar con una persona del equipo."
+    )
+    after = row_counts()
+    assert after.pop("agents.Message") == before.pop("agents.Message") + 2
+    assert after == before  # no call, no request: only her message and the reply
+
+
 def test_needing_to_freeze_is_a_request_for_days(client, agent):
     started = member_conversation(client, agent)
 

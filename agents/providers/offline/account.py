@@ -10,11 +10,25 @@ from agents.providers.offline.base import Intents
 from agents.providers.offline.words import (
     ISO_DATE,
     MEMBERSHIP_STATES,
+    TAKE_AWAY,
     asks_how,
     has,
     period_named,
 )
 from gymnasia.text import fold
+
+#: Words that undo a freeze or withdraw its request ("cancela la congelación").
+UNDO = (
+    "cancela",
+    "anula",
+    "retira",
+    "descongel",
+    "cancel",
+    "withdraw",
+    "unfreeze",
+    "undo",
+    *TAKE_AWAY,
+)
 
 
 class AccountIntents(Intents):
@@ -61,6 +75,14 @@ class AccountIntents(Intents):
     def _freeze(self, said: str, results: dict[str, Any], offered: set[str]) -> Any:
         if not has(said, "congel", "pausa", "freeze", "pause"):
             return None
+        if has(said, *UNDO) and "freeze_membership" not in results:
+            # No tool undoes a freeze or withdraws a request: never a new freeze.
+            return self._t(
+                "No puedo anular una congelación ni retirar una solicitud desde "
+                "aquí. Si quieres, pide hablar con una persona del equipo.",
+                "I cannot undo a freeze or withdraw a request from here. If you "
+                "like, ask to talk to a member of staff.",
+            ), []
         if "freeze_membership" not in results:
             period = period_named(said, self.today)
             if period is None and _asks_about_freezes(said):

@@ -337,8 +337,12 @@ class ClassIntents(Intents):
     def _bookings(self, said: str, results: dict[str, Any], offered: set[str]) -> Any:
         """The member's bookings, asked about ("¿qué tengo reservado?"): a question,
         never a request to book."""
-        asks = has(said, "mis reserva", "my booking", "reservad", "booked") or (
-            has(said, "tengo", "have") and has(said, "reserva", "booking")
+        asks = (
+            has(said, "mis reserva", "my booking", "reservad", "booked", "did i book")
+            or (has(said, "tengo", "have") and has(said, "reserva", "booking"))
+            # "¿Qué clases tengo?", "Do I have a class tomorrow?": hers, not the
+            # gym's ("What classes do you have?").
+            or (has(said, "tengo", "do i have") and has(said, "clase", "class"))
         )
         if not asks:
             return None
