@@ -147,8 +147,30 @@ def test_a_day_said_out_of_the_blue_is_not_taken_for_anything(client, agent):
 
     reply = reply_to(send(client, started, "¿Y mañana?"))
 
-    assert reply.startswith("Puedo consultar")
+    assert reply.startswith("Puedo ayudarte con")
     assert not ToolCallLog.objects.exists()
+
+
+def test_what_it_can_help_with_is_what_this_conversation_offers(client, agent):
+    """A member hears of her diary, bookings and membership; a visitor only of
+    what she is offered; a tool the gym turned off is not promised."""
+    member = reply_to(send(client, member_conversation(client, agent), "hola"))
+    visitor = reply_to(send(client, start(client, agent), "hola"))
+    AgentToolSetting.objects.filter(
+        agent=agent, tool_name__in=["get_membership", "freeze_membership"]
+    ).update(enabled=False)
+    without = reply_to(send(client, member_conversation(client, agent), "hola"))
+
+    assert member == (
+        "Puedo ayudarte con los nutrientes de los alimentos del gimnasio, tu diario "
+        "de comidas, las clases, tus reservas y tu cuota. También puedo pasarte con "
+        "una persona del equipo. ¿Qué necesitas?"
+    )
+    assert visitor == (
+        "Puedo ayudarte con los nutrientes de los alimentos del gimnasio y las "
+        "clases. También puedo pasarte con una persona del equipo. ¿Qué necesitas?"
+    )
+    assert "tu cuota" not in without and "tus reservas" in without
 
 
 def test_a_new_question_about_a_day_is_not_taken_for_the_kind_asked_before(

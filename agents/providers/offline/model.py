@@ -38,6 +38,30 @@ from tools.types import ToolCall
 __all__ = ["OfflineProvider"]
 
 
+#: What a conversation's tools let the demo model help with, in the order it
+#: says them: (any of these tools, Spanish, English).
+TOPICS = (
+    (
+        {"search_foods"},
+        "los nutrientes de los alimentos del gimnasio",
+        "the nutrients of the gym's foods",
+    ),
+    (
+        {"get_meal_diary", "add_food_to_meal", "remove_meal_entry"},
+        "tu diario de comidas",
+        "your meal diary",
+    ),
+    ({"list_classes"}, "las clases", "the classes"),
+    (
+        {"list_my_bookings", "book_class", "cancel_booking"},
+        "tus reservas",
+        "your bookings",
+    ),
+    ({"get_membership", "freeze_membership"}, "tu cuota", "your membership"),
+    ({"list_payments", "refund_payment"}, "tus pagos", "your payments"),
+)
+
+
 class OfflineProvider(AccountIntents, ClassIntents, NutritionIntents):
     """A scripted model that answers from tool results, in ``language``."""
 
@@ -92,15 +116,32 @@ class OfflineProvider(AccountIntents, ClassIntents, NutritionIntents):
             return self._t(
                 "¡De nada! ¿Algo más?", "You are welcome! Anything else?"
             ), []
-        return (
-            self._t(
-                "Puedo consultar los nutrientes de los alimentos del gimnasio, tu diario "
-                "de comidas, las clases y tus reservas, y tu cuota. ¿Qué necesitas?",
-                "I can look up the nutrients of the gym's foods, your meal diary, the "
-                "classes and your bookings, and your membership. What do you need?",
-            ),
-            [],
+        return self._what_i_can_do(offered), []
+
+    def _what_i_can_do(self, offered: set[str]) -> str:
+        """What the tools offered in this conversation let it help with: a visitor
+        is not promised her diary, nor anyone a tool the gym has turned off."""
+        topics = [
+            self._t(spanish, english)
+            for tools, spanish, english in TOPICS
+            if tools & offered
+        ]
+        if not topics:
+            return self._t(
+                "Ahora mismo no puedo consultar nada del gimnasio.",
+                "Right now I cannot look anything up at the gym.",
+            )
+        *first, last = topics
+        listed = f"{', '.join(first)} {self._t('y', 'and')} {last}" if first else last
+        answer = self._t(
+            f"Puedo ayudarte con {listed}.", f"I can help you with {listed}."
         )
+        if "handoff_to_staff" in offered:
+            answer += self._t(
+                " También puedo pasarte con una persona del equipo.",
+                " I can also pass you to a member of staff.",
+            )
+        return answer + self._t(" ¿Qué necesitas?", " What do you need?")
 
     def _follow_up(
         self,
