@@ -481,3 +481,62 @@ def test_a_booking_named_by_its_day_is_cancelled(client, agent):
 
     assert reply == "Reserva cancelada."
     assert Booking.objects.get().status == "cancelled"
+
+
+UNDONE = (
+    "No lo he hecho: lo mismo se hizo y se deshizo hace un momento, y durante diez "
+    "minutos no puedo repetirlo igual desde aquí. Vuelve a pedírmelo más tarde, o "
+    "pide hablar con una persona del equipo."
+)
+
+
+def test_cancel_it_cancels_the_booking_just_made_and_when_says_its_time(client, agent):
+    day, sessions = classes_on_a_later_day(agent, "Yoga", "Spinning")
+    started = member_conversation(client, agent)
+    send(client, started, f"Reserva spinning el {day}")
+
+    when = reply_to(send(client, started, "¿A qué hora es?"))
+    cancelled = reply_to(send(client, started, "Cancélala"))
+
+    assert when == f"Spinning es el {day} 09:00 en Sala 1."
+    assert cancelled == "Reserva cancelada."
+    assert Booking.objects.get(session=sessions[1]).status == "cancelled"
+
+
+def test_cancel_it_after_a_list_of_one_booking_cancels_that_one(client, agent):
+    day, sessions = classes_on_a_later_day(agent, "Yoga", "Spinning")
+    started = member_conversation(client, agent)
+    send(client, started, f"Reserva yoga el {day}")
+    send(client, started, "¿Qué tengo reservado?")
+
+    reply = reply_to(send(client, started, "Cancélala"))
+
+    assert reply == "Reserva cancelada."
+    assert Booking.objects.get(session=sessions[0]).status == "cancelled"
+
+
+def test_cancel_it_with_nothing_just_said_cancels_nothing(client, agent):
+    day, _ = classes_on_a_later_day(agent, "Yoga")
+    started = member_conversation(client, agent)
+    send(client, started, f"Reserva yoga el {day}")
+    send(client, started, "¿Cuántas calorías tiene el plátano?")
+
+    send(client, started, "Cancélala")
+
+    assert Booking.objects.get().status == "confirmed"
+
+
+def test_booking_again_what_was_just_cancelled_is_never_told_as_done(client, agent):
+    """R7 answers the repeat with the first booking, which she cancelled: she
+    hears that nothing was done, and why, not "that was already done"."""
+    day, _ = classes_on_a_later_day(agent, "Yoga", "Spinning")
+    started = member_conversation(client, agent)
+    send(client, started, f"Reserva spinning el {day}")
+    send(client, started, "Cancélala")
+
+    reply = reply_to(send(client, started, f"Reserva spinning el {day}"))
+
+    assert reply == UNDONE
+    assert not Booking.objects.filter(status="confirmed").exists()
+    last = ToolCallLog.objects.filter(tool_name="book_class").latest("created_at")
+    assert last.status == "duplicate"

@@ -452,3 +452,26 @@ def test_the_days_calories_so_far_are_the_diarys(client, agent, said):
     reply = reply_to(send(client, started, said))
 
     assert reply.endswith("Total: 195 kcal.")
+
+
+def test_logging_again_what_was_just_removed_is_never_told_as_done(client, agent):
+    """R7 answers the repeat with the first entry, which she removed: she hears
+    that nothing was done, and why."""
+    started = member_conversation(client, agent)
+    send(client, started, "Añade 100 g de plátano a mi desayuno")
+    send(client, started, "Quita el plátano")
+
+    reply = reply_to(send(client, started, "Añade 100 g de plátano a mi desayuno"))
+
+    assert reply.startswith("No lo he hecho: lo mismo se hizo y se deshizo")
+    assert not MealEntry.objects.exists()
+
+
+def test_logging_again_what_is_still_there_is_told_as_already_done(client, agent):
+    started = member_conversation(client, agent)
+    send(client, started, "Añade 100 g de plátano a mi desayuno")
+
+    reply = reply_to(send(client, started, "Añade 100 g de plátano a mi desayuno"))
+
+    assert reply == "Eso ya estaba hecho; no lo he repetido."
+    assert MealEntry.objects.count() == 1

@@ -90,10 +90,24 @@ class Intents:
         with override(self.language):
             return gettext(reason)
 
-    def _failure(self, result: Mapping[str, Any]) -> str:
+    def _failure(self, result: Mapping[str, Any], *, undone: bool = False) -> str:
+        """What a result that is not a plain success means for her; ``undone``:
+        a duplicate whose first call's effect a later call took away."""
         status = result.get("status")
         if status == "duplicate":
             first = result.get("first") or {"status": "unknown_outcome"}
+            if first.get("status") == "ok" and undone:
+                # R7 answers the repeat with the first call, whose effect is gone:
+                # never "already done" for what she no longer has.
+                return self._t(
+                    "No lo he hecho: lo mismo se hizo y se deshizo hace un momento, "
+                    "y durante diez minutos no puedo repetirlo igual desde aquí. "
+                    "Vuelve a pedírmelo más tarde, o pide hablar con una persona "
+                    "del equipo.",
+                    "I have not done it: the same was done and undone a moment ago, "
+                    "and for ten minutes I cannot do it again the same way from "
+                    "here. Ask me again later, or ask to talk to a member of staff.",
+                )
             if first.get("status") == "ok":
                 return self._t(
                     "Eso ya estaba hecho; no lo he repetido.",
@@ -129,3 +143,20 @@ class Intents:
             foreign = self.language != "en" and reworded == reason
             said.append(f"«{reason}»" if foreign else reworded)
         return self._t("No se ha podido: ", "It could not be done: ") + " ".join(said)
+
+
+def undone_since(
+    result: Mapping[str, Any],
+    undo: Mapping[str, Any] | None,
+    *,
+    made: str,
+    taken: str,
+    key: str,
+) -> bool:
+    """Whether ``result`` is a duplicate whose first call made something
+    (``first[made]``) that the later call ``undo`` took away (``undo[taken]``, of
+    the same ``key``): a booking cancelled, a diary entry removed."""
+    if result.get("status") != "duplicate" or not undo or undo.get("status") != "ok":
+        return False
+    made_id = ((result.get("first") or {}).get(made) or {}).get(key)
+    return made_id is not None and made_id == (undo.get(taken) or {}).get(key)

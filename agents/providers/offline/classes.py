@@ -8,7 +8,7 @@ import datetime
 from collections.abc import Mapping
 from typing import Any
 
-from agents.providers.offline.base import Intents
+from agents.providers.offline.base import Intents, undone_since
 from agents.providers.offline.words import (
     GRAMS,
     MEALS,
@@ -209,7 +209,33 @@ class ClassIntents(Intents):
                 f"Booking confirmed: {booking['class']} on "
                 f"{_when(booking)} in {booking['room']}.",
             ), []
-        return self._failure(result), []
+        cancelled = undone_since(
+            result,
+            earlier.get("cancel_booking"),
+            made="booking",
+            taken="booking",
+            key="booking_id",
+        )
+        return self._failure(result, undone=cancelled), []
+
+    def _booked_when(
+        self,
+        said: str,
+        earlier: Mapping[str, dict[str, Any]],
+        before: Mapping[str, dict[str, Any]],
+    ) -> Any:
+        """ "¿A qué hora es?", "When is it?" right after a booking: that class."""
+        booking = earlier.get("book_class", {}).get("booking")
+        if not (
+            "book_class" in before
+            and booking
+            and has(said, "a que hora es", "cuando es", "when is it", "what time does")
+        ):
+            return None
+        return self._t(
+            f"{booking['class']} es el {_when(booking)} en {booking['room']}.",
+            f"{booking['class']} is on {_when(booking)} in {booking['room']}.",
+        ), []
 
     def _which_class(self, sessions: list[dict[str, Any]]) -> str:
         """Several classes could be meant: which one, and how to say it."""
@@ -230,18 +256,35 @@ class ClassIntents(Intents):
         results: dict[str, Any],
         offered: set[str],
         earlier: Mapping[str, dict[str, Any]],
+        before: Mapping[str, dict[str, Any]],
     ) -> Any:
         kind = kind_named(said)
         # "Cancela la del martes": a booking named by its day.
         of_a_day = has(said, "cancela", "anula", "cancel") and day_named(
             said, self.today
         )
+        booked = earlier.get("book_class", {}).get("booking", {}).get("booking_id")
+        # "Cancélala", "cancel it": the booking last made, or the only one last
+        # listed, when that is what she was last told of.
+        listed = earlier.get("list_my_bookings", {}).get("bookings", [])
+        if "book_class" in before:
+            meant = booked
+        elif "list_my_bookings" in before and len(listed) == 1:
+            meant = listed[0]["booking_id"]
+        else:
+            meant = None
+        it = meant is not None and has(said, "cancelala", "anulala", "cancel it")
         if not (
             has(said, *CANCEL_WORDS)
-            and (has(said, "reserva", "clase", "booking", "class") or kind or of_a_day)
+            and (
+                has(said, "reserva", "clase", "booking", "class")
+                or kind
+                or of_a_day
+                or it
+            )
         ):
             return None
-        that = has(said, "esa", "esta", "that", "this")
+        that = it or has(said, "esa", "esta", "that", "this")
         if has(said, "todas", "todos", "all my", "all of", "every"):
             # One call cancels one booking: never a partial "done" for "all".
             return self._unavailable("cancel_booking", offered) or (
@@ -283,8 +326,9 @@ class ClassIntents(Intents):
                     "No tienes tantas reservas.", "You do not have that many bookings."
                 ), []
             chosen = [chosen[place]]
-        booked = earlier.get("book_class", {}).get("booking", {}).get("booking_id")
-        if that and booked is not None:
+        if it:
+            chosen = [b for b in bookings if b["booking_id"] == meant]
+        elif that and booked is not None:
             # "Cancel that booking" right after one was made: that one.
             chosen = [b for b in bookings if b["booking_id"] == booked]
         if "cancel_booking" not in results:

@@ -95,12 +95,12 @@ class OfflineProvider(AccountIntents, ClassIntents, NutritionIntents):
             self._freeze,
             self._refund,
             partial(self._person, message=message),
-            partial(self._cancel, earlier=earlier),
+            partial(self._cancel, earlier=earlier, before=before),
             self._move,
             self._bookings,
             partial(self._book, earlier=earlier),
             self._remove_food,
-            self._add_food,
+            partial(self._add_food, earlier=earlier),
             self._diary,
             self._classes,
             self._membership,
@@ -110,6 +110,8 @@ class OfflineProvider(AccountIntents, ClassIntents, NutritionIntents):
             if answer is not None:
                 return answer
         answer = self._follow_up(said, results, offered, before)
+        if answer is None:
+            answer = self._booked_when(said, earlier, before)
         if answer is not None:
             return answer
         if has(said, "gracias", "thank"):
@@ -173,7 +175,7 @@ class OfflineProvider(AccountIntents, ClassIntents, NutritionIntents):
     ]:
         """The member's last message, the results of this turn by tool name, the
         last result of each tool in the turns before, and the arguments of each
-        tool the turn just before called."""
+        tool the last turn before that called any called."""
         message = ""
         results: dict[str, list[dict[str, Any]]] = {}
         earlier: dict[str, dict[str, Any]] = {}
@@ -184,7 +186,8 @@ class OfflineProvider(AccountIntents, ClassIntents, NutritionIntents):
             if isinstance(item, UserText):
                 earlier.update({name: got[-1] for name, got in results.items()})
                 message, results, names = item.text, {}, {}
-                before, called = called, {}
+                # A turn that called nothing ("gracias") leaves the subject as is.
+                before, called = called or before, {}
             elif isinstance(item, AssistantStep):
                 names.update({call.id: call.name for call in item.tool_calls})
                 called.update(

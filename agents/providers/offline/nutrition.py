@@ -4,9 +4,10 @@ diary, and adding a food to a meal or taking one out."""
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from typing import Any
 
-from agents.providers.offline.base import Intents
+from agents.providers.offline.base import Intents, undone_since
 from agents.providers.offline.words import (
     GRAMS,
     MEALS,
@@ -196,7 +197,13 @@ class NutritionIntents(Intents):
             ), []
         return self._failure(result), []
 
-    def _add_food(self, said: str, results: dict[str, Any], offered: set[str]) -> Any:
+    def _add_food(
+        self,
+        said: str,
+        results: dict[str, Any],
+        offered: set[str],
+        earlier: Mapping[str, dict[str, Any]],
+    ) -> Any:
         grams = GRAMS.search(said)
         # "He comido 200 g de arroz", "I ate 200 g of rice": eaten, so logged.
         eaten = grams and re.search(r"\b(comi|he comido|ate|i had|i ve had)\b", said)
@@ -266,7 +273,14 @@ class NutritionIntents(Intents):
                 f"Logged: {entry['grams']} g of {entry['food']} for {meal} "
                 f"on {entry['date']}.",
             ), []
-        return self._failure(result), []
+        removed = undone_since(
+            result,
+            earlier.get("remove_meal_entry"),
+            made="entry",
+            taken="removed",
+            key="entry_id",
+        )
+        return self._failure(result, undone=removed), []
 
     def _which_entry(self, entries: list[dict[str, Any]]) -> str:
         """Several entries of the diary could be meant: which one, and how to say
