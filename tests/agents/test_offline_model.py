@@ -188,3 +188,16 @@ def test_a_new_question_about_a_day_is_not_taken_for_the_kind_asked_before(
         f"Clases:\n- Yoga {day} 08:00 (Sala 1, 10 plazas libres)\n"
         f"- Spinning {day} 09:00 (Sala 1, 10 plazas libres)"
     )
+
+
+def test_a_thank_you_between_does_not_end_the_question_followed_up(client, agent):
+    day, _ = classes_on_a_later_day(agent, "Yoga", "Spinning")
+    before = datetime.date.fromisoformat(str(day)) - datetime.timedelta(days=1)
+    started = member_conversation(client, agent)
+    send(client, started, f"¿Qué clases hay el {before}?")
+    send(client, started, "gracias")
+
+    reply = reply_to(send(client, started, f"¿Y el {day}?"))
+
+    assert reply.startswith("Clases:")
+    assert f"Yoga {day} 08:00" in reply
