@@ -475,3 +475,60 @@ def test_logging_again_what_is_still_there_is_told_as_already_done(client, agent
 
     assert reply == "Eso ya estaba hecho; no lo he repetido."
     assert MealEntry.objects.count() == 1
+
+
+@pytest.mark.parametrize(
+    ("first", "then"),
+    [
+        ("Añade 150 g de salmón a mi cena de mañana", "y 200 g de arroz blanco"),
+        ("Add 150 g of salmon to my dinner tomorrow", "and 200 g of white rice"),
+    ],
+)
+def test_another_food_said_after_one_logged_goes_to_the_same_meal(
+    client, agent, first, then
+):
+    started = member_conversation(client, agent)
+    send(client, started, first)
+
+    send(client, started, then)
+
+    tomorrow = business_today(business=agent.business) + datetime.timedelta(days=1)
+    assert [
+        (e.food.name, e.meal, e.date, e.grams) for e in MealEntry.objects.all()
+    ] == [
+        ("Salmón a la plancha", "dinner", tomorrow, 150),
+        ("Arroz blanco (cocido)", "dinner", tomorrow, 200),
+    ]
+
+
+def test_and_grams_with_nothing_logged_before_logs_nothing(client, agent):
+    started = member_conversation(client, agent)
+    send(client, started, "¿Qué clases hay mañana?")
+
+    send(client, started, "y 200 g de arroz blanco")
+
+    assert not MealEntry.objects.exists()
+
+
+def test_a_nutrient_asked_of_the_diary_just_shown_is_its_total(client, agent):
+    """ "How much protein is that?" searched the catalog for «that»."""
+    started = member_conversation(client, agent)
+    send(client, started, "Añade 150 g de arroz blanco a mi comida de ayer")
+    send(client, started, "¿Qué comí ayer?")
+
+    reply = reply_to(send(client, started, "¿Cuántas proteínas son?"))
+
+    yesterday = business_today(business=agent.business) - datetime.timedelta(days=1)
+    assert reply.startswith(f"Tu diario del {yesterday}:")
+    assert reply.endswith("Total: 195 kcal, 4 g de proteínas.")
+    assert not ToolCallLog.objects.filter(
+        tool_name="search_foods", arguments__query="son"
+    ).exists()
+
+
+def test_how_many_calories_is_that_with_nothing_shown_searches_nothing(client, agent):
+    started = member_conversation(client, agent)
+
+    send(client, started, "How many calories is that?")
+
+    assert not ToolCallLog.objects.exists()

@@ -27,7 +27,10 @@ from agents.providers.offline.account import AccountIntents
 from agents.providers.offline.classes import ClassIntents
 from agents.providers.offline.nutrition import NutritionIntents
 from agents.providers.offline.words import (
+    GRAMS,
+    asks_nutrients,
     day_named,
+    day_of,
     declines,
     has,
     impossible_date,
@@ -109,7 +112,7 @@ class OfflineProvider(AccountIntents, ClassIntents, NutritionIntents):
             answer = intent(said, results, offered)
             if answer is not None:
                 return answer
-        answer = self._follow_up(said, results, offered, before)
+        answer = self._follow_up(said, results, offered, before, earlier)
         if answer is None:
             answer = self._booked_when(said, earlier, before)
         if answer is not None:
@@ -151,14 +154,24 @@ class OfflineProvider(AccountIntents, ClassIntents, NutritionIntents):
         results: dict[str, Any],
         offered: set[str],
         before: dict[str, dict[str, Any]],
+        earlier: dict[str, dict[str, Any]],
     ) -> Any:
         """ "¿Y el sábado?", "¿y ayer?": the question of the turn before (the
         classes, the diary), asked again for the day named; the same kind of
-        class when it goes on from it ("y …", "what about …")."""
+        class when it goes on from it ("y …", "what about …"). "Y 200 g de
+        arroz": another food for the meal just logged. "¿Cuántas calorías son?"
+        after her diary: that diary's totals."""
+        goes_on = re.match(r"\W*(y|and|what about|how about|que tal)\b", said)
+        if "add_food_to_meal" in before and goes_on and GRAMS.search(said):
+            return self._add_food(
+                said, results, offered, earlier, like=before["add_food_to_meal"]
+            )
+        if "get_meal_diary" in before and asks_nutrients(said):
+            day = day_of(before["get_meal_diary"])
+            return self._diary(said, results, offered, again=True, day=day)
         if day_named(said, self.today) is None:
             return None
         if "list_classes" in before:
-            goes_on = re.match(r"\W*(y|and|what about|how about|que tal)\b", said)
             like = before["list_classes"] if goes_on else {}
             return self._classes(said, results, offered, like=like)
         if "get_meal_diary" in before:

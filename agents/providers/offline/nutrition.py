@@ -3,6 +3,7 @@ diary, and adding a food to a meal or taking one out."""
 
 from __future__ import annotations
 
+import datetime
 import re
 from collections.abc import Mapping
 from typing import Any
@@ -12,12 +13,26 @@ from agents.providers.offline.words import (
     GRAMS,
     MEALS,
     TAKE_AWAY,
+    asks_nutrients,
     day_named,
+    day_of,
     food_words,
     grams_of,
     has,
 )
 from gymnasia.text import fold
+
+#: The nutrients a diary adds up: (words that ask for one, Spanish, English, key).
+NUTRIENTS = (
+    (
+        ("carbohidrat", "hidratos", "carb"),
+        "hidratos de carbono",
+        "carbohydrates",
+        "carbohydrates_g",
+    ),
+    (("proteina", "protein"), "proteínas", "protein", "protein_g"),
+    (("grasa", "fat"), "grasas", "fat", "fat_g"),
+)
 
 #: Words of a removal that name no food.
 REMOVAL_WORDS = (*TAKE_AWAY, "diario", "diary", "from")
@@ -25,18 +40,7 @@ REMOVAL_WORDS = (*TAKE_AWAY, "diario", "diary", "from")
 
 class NutritionIntents(Intents):
     def _nutrients(self, said: str, results: dict[str, Any], offered: set[str]) -> Any:
-        if not has(
-            said,
-            "carbohidrat",
-            "hidratos",
-            "calori",
-            "proteina",
-            "grasa",
-            "carb",
-            "protein",
-            "fat",
-            "nutrient",
-        ):
+        if not asks_nutrients(said):
             return None
         words = food_words(said)
         if not words:
@@ -94,8 +98,10 @@ class NutritionIntents(Intents):
         results: dict[str, Any],
         offered: set[str],
         again: bool = False,
+        day: datetime.date | None = None,
     ) -> Any:
-        """A day's diary; ``again``: asked just before, now for the day named."""
+        """A day's diary; ``again``: asked just before, now for the day named (or
+        ``day``, the day asked about before)."""
         if not again and not has(
             said,
             "diario",
@@ -110,7 +116,7 @@ class NutritionIntents(Intents):
         ):
             return None
         if "get_meal_diary" not in results:
-            day = day_named(said, self.today) or self.today
+            day = day_named(said, self.today) or day or self.today
             return self._unavailable("get_meal_diary", offered) or self._call(
                 "get_meal_diary", {"date": day.isoformat()}
             )
@@ -125,7 +131,14 @@ class NutritionIntents(Intents):
             f"- {self._meal(e['meal'])}: {e['food']}, {e['grams']} g ({e['kcal']} kcal)"
             for e in result["entries"]
         ]
-        total = result["totals"]["kcal"]
+        totals = result["totals"]
+        # With the calories, the nutrients she asked about ("¿y de proteínas?").
+        asked = [
+            f"{totals[key]} g " + self._t(f"de {spanish}", f"of {english}")
+            for words, spanish, english, key in NUTRIENTS
+            if has(said, *words)
+        ]
+        total = ", ".join([f"{totals['kcal']} kcal", *asked])
         return (
             self._t(
                 f"Tu diario del {result['date']}:", f"Your diary for {result['date']}:"
@@ -133,7 +146,7 @@ class NutritionIntents(Intents):
             + "\n"
             + "\n".join(lines)
             + "\n"
-            + self._t(f"Total: {total} kcal.", f"Total: {total} kcal."),
+            + f"Total: {total}.",
             [],
         )
 
@@ -203,11 +216,14 @@ class NutritionIntents(Intents):
         results: dict[str, Any],
         offered: set[str],
         earlier: Mapping[str, dict[str, Any]],
+        like: Mapping[str, Any] | None = None,
     ) -> Any:
+        """A food logged; ``like``: the arguments of the food logged just before,
+        of which this goes on ("y 200 g de arroz": the same meal and day)."""
         grams = GRAMS.search(said)
         # "He comido 200 g de arroz", "I ate 200 g of rice": eaten, so logged.
         eaten = grams and re.search(r"\b(comi|he comido|ate|i had|i ve had)\b", said)
-        if not (has(said, "anade", "apunta", "anota", "add", "log") or eaten):
+        if not (has(said, "anade", "apunta", "anota", "add", "log") or eaten or like):
             return None
         if not grams:
             if not any(has(said, meal) for meal in MEALS):
@@ -220,6 +236,7 @@ class NutritionIntents(Intents):
         if not words:
             return None
         meal = next((MEALS[w] for w in MEALS if has(said, w)), None)
+        meal = meal or (like or {}).get("meal")
         if meal is None:  # never a guess: the member says which meal
             amount, named = grams.group(0), " ".join(words)
             return self._unavailable("add_food_to_meal", offered) or (
@@ -257,7 +274,9 @@ class NutritionIntents(Intents):
             return self._call(
                 "add_food_to_meal",
                 {
-                    "date": (day_named(said, self.today) or self.today).isoformat(),
+                    "date": (
+                        day_named(said, self.today) or day_of(like) or self.today
+                    ).isoformat(),
                     "meal": meal,
                     "food_id": food["food_id"],
                     "grams": grams_of(grams),

@@ -7,6 +7,8 @@ from __future__ import annotations
 import calendar
 import datetime
 import re
+from collections.abc import Mapping
+from typing import Any
 
 MEALS = {
     "desayuno": "breakfast",
@@ -115,7 +117,9 @@ STOPWORDS = set(
     "por cada 100 g gramos hay dime dame quiero saber sabes favor porfa "
     "how many much carbs carbohydrates calories protein fat does do has have the a an "
     "of in per is are there what about which tell me give i want know and please "
-    "s".split()
+    "s "
+    # Words that point back ("¿cuántas calorías es eso?"), never a food's name.
+    "eso esto ello son es that this it those these".split()
 )
 
 #: Words that say when, and small words around a meal ("for", "en"): no part of a
@@ -251,6 +255,22 @@ def _days_of(
     return datetime.date(year, month, first), datetime.date(year, month, last)
 
 
+def asks_nutrients(said: str) -> bool:
+    """Whether a (folded) message asks about nutrients or calories."""
+    return has(
+        said,
+        "carbohidrat",
+        "hidratos",
+        "calori",
+        "proteina",
+        "grasa",
+        "carb",
+        "protein",
+        "fat",
+        "nutrient",
+    )
+
+
 def food_words(said: str) -> list[str]:
     """The words of a (folded) message that may name a food, in order: not the
     question's own words, a meal, a day, or the small words around them."""
@@ -262,3 +282,11 @@ def food_words(said: str) -> list[str]:
         and w not in DAY_WORDS
         and w not in LINKING_WORDS
     ]
+
+
+def day_of(arguments: Mapping[str, Any] | None) -> datetime.date | None:
+    """The day of a call's arguments, if they have a valid one."""
+    try:
+        return datetime.date.fromisoformat((arguments or {})["date"])
+    except (KeyError, TypeError, ValueError):
+        return None
