@@ -145,17 +145,22 @@ class Intents:
         return self._t("No se ha podido: ", "It could not be done: ") + " ".join(said)
 
 
+#: A write, and the write that takes its effect away: (undoing tool, the key of
+#: what the first made, the key of what the second took, their id's key).
+UNDONE_BY = {
+    "book_class": ("cancel_booking", "booking", "booking", "booking_id"),
+    "add_food_to_meal": ("remove_meal_entry", "entry", "removed", "entry_id"),
+}
+
+
 def undone_since(
-    result: Mapping[str, Any],
-    undo: Mapping[str, Any] | None,
-    *,
-    made: str,
-    taken: str,
-    key: str,
+    tool: str, result: Mapping[str, Any], earlier: Mapping[str, dict[str, Any]]
 ) -> bool:
-    """Whether ``result`` is a duplicate whose first call made something
-    (``first[made]``) that the later call ``undo`` took away (``undo[taken]``, of
-    the same ``key``): a booking cancelled, a diary entry removed."""
+    """Whether ``result`` of ``tool`` is a duplicate whose first call's effect the
+    last undoing call of the conversation took away (a booking cancelled, a diary
+    entry removed)."""
+    undoing, made, taken, key = UNDONE_BY[tool]
+    undo = earlier.get(undoing)
     if result.get("status") != "duplicate" or not undo or undo.get("status") != "ok":
         return False
     made_id = ((result.get("first") or {}).get(made) or {}).get(key)

@@ -209,14 +209,8 @@ class ClassIntents(Intents):
                 f"Booking confirmed: {booking['class']} on "
                 f"{_when(booking)} in {booking['room']}.",
             ), []
-        cancelled = undone_since(
-            result,
-            earlier.get("cancel_booking"),
-            made="booking",
-            taken="booking",
-            key="booking_id",
-        )
-        return self._failure(result, undone=cancelled), []
+        undone = undone_since("book_class", result, earlier)
+        return self._failure(result, undone=undone), []
 
     def _booked_when(
         self,

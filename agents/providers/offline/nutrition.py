@@ -292,14 +292,8 @@ class NutritionIntents(Intents):
                 f"Logged: {entry['grams']} g of {entry['food']} for {meal} "
                 f"on {entry['date']}.",
             ), []
-        removed = undone_since(
-            result,
-            earlier.get("remove_meal_entry"),
-            made="entry",
-            taken="removed",
-            key="entry_id",
-        )
-        return self._failure(result, undone=removed), []
+        undone = undone_since("add_food_to_meal", result, earlier)
+        return self._failure(result, undone=undone), []
 
     def _which_entry(self, entries: list[dict[str, Any]]) -> str:
         """Several entries of the diary could be meant: which one, and how to say
