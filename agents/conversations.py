@@ -7,7 +7,7 @@ import uuid
 from typing import Any
 
 from django.core import signing
-from django.db.models import Q, QuerySet
+from django.db.models import OuterRef, Q, QuerySet
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
@@ -223,29 +223,51 @@ def conversation_excerpts(
     """For staff deciding requests: for each (conversation, step message id) of a
     request, the visible messages of the turn that made it, from the member's
     message that asked on (at most ``size``); without a step, the conversation's
-    last ones. One query however many requests, reading only those turns however
-    long their conversations."""
+    last ones. Two queries however many requests, reading only those turns
+    however long their conversations: the bounds of each step's turn, then the
+    messages within them."""
     wanted = Q(pk__in=[])
+    steps: dict[int, uuid.UUID] = {}
     for conversation_key, step_key in requests:
         try:
             conversation = uuid.UUID(conversation_key)
         except ValueError:
             continue
-        own = Message.objects.filter(
-            conversation_id=conversation, role__in=Message.VISIBLE
-        )
-        if not step_key.isdigit():
-            last = own.order_by("-pk").values("pk")[size - 1 : size]
-            wanted |= Q(conversation_id=conversation, pk__gte=Coalesce(last, 0))
+        if step_key.isdigit():
+            steps[int(step_key)] = conversation
             continue
-        asks = own.filter(role=Message.Role.MEMBER)
-        asked = asks.filter(pk__lt=step_key).order_by("-pk").values("pk")[:1]
-        next_ask = asks.filter(pk__gt=step_key).order_by("pk").values("pk")[:1]
-        wanted |= Q(
-            conversation_id=conversation,
-            pk__gte=Coalesce(asked, 0),
-            pk__lte=Coalesce(next_ask, LAST_KEY),
+        last = (
+            Message.objects.filter(
+                conversation_id=conversation, role__in=Message.VISIBLE
+            )
+            .order_by("-pk")
+            .values("pk")[size - 1 : size]
         )
+        wanted |= Q(conversation_id=conversation, pk__gte=Coalesce(last, 0))
+    if steps:
+        asks = Message.objects.filter(
+            conversation=OuterRef("conversation"), role=Message.Role.MEMBER
+        )
+        bounds = (
+            Message.objects.filter(pk__in=steps)
+            .annotate(
+                asked=asks.filter(pk__lt=OuterRef("pk"))
+                .order_by("-pk")
+                .values("pk")[:1],
+                next_ask=asks.filter(pk__gt=OuterRef("pk"))
+                .order_by("pk")
+                .values("pk")[:1],
+            )
+            .values_list("pk", "conversation_id", "asked", "next_ask")
+        )
+        for step_id, conversation, asked, next_ask in bounds:
+            if conversation != steps[step_id]:
+                continue  # a step of another conversation: none of this request's
+            wanted |= Q(
+                conversation_id=conversation,
+                pk__gte=asked or 0,
+                pk__lte=next_ask or LAST_KEY,
+            )
     visible: dict[str, list[Message]] = {}
     rows = Message.objects.filter(wanted, role__in=Message.VISIBLE).order_by("pk")
     for message in rows.only("conversation_id", "role", "text", "created_at"):

@@ -162,7 +162,16 @@ class Message(models.Model):
         verbose_name = _("message")
         verbose_name_plural = _("messages")
         ordering = ["id"]
-        indexes = [models.Index(fields=["conversation", "id"])]
+        indexes = [
+            models.Index(fields=["conversation", "id"]),
+            # The member's messages, which open the turns: a turn's bounds found
+            # at once however long its conversation (the inbox's excerpts).
+            models.Index(
+                fields=["conversation", "id"],
+                condition=models.Q(role="member"),
+                name="agents_message_member_asks",
+            ),
+        ]
 
     def __str__(self) -> str:
         return f"{self.get_role_display()}: {self.text[:60]}"

@@ -1,4 +1,7 @@
-"""Benchmark: the staff inbox's first page with 10,000 pending actions across 20 gyms.
+"""Benchmark: the staff inbox's first page with 10,000 pending actions across 20 gyms;
+the requests of the gym shown come from 50 conversations of 400 messages each (a
+member's question, the step, its results and the answer, 100 times), each asked in
+the middle of its conversation.
 
 Prints the SQL queries the page makes and the median server time of rendering it
 (through Django's test client, so without network). Target: at most 10 queries and
@@ -23,6 +26,29 @@ sys.path.insert(0, str(ROOT))
 
 GYMS = 20
 ACTIONS = 10_000
+CONVERSATIONS = 50
+TURNS = 100
+
+
+def _long_conversations(business: Any, member: Any) -> list[tuple[str, str]]:
+    """The shown gym's conversations: for each, its key and the key of the step
+    in the middle that asked for the request."""
+    from agents.conversations import conversation_start
+    from agents.models import Message
+    from agents.services import agent_create
+
+    agent = agent_create(business=business, name="Bench")
+    asked = []
+    for _ in range(CONVERSATIONS):
+        conversation = conversation_start(agent=agent, member=member)
+        messages = Message.objects.bulk_create(
+            Message(conversation=conversation, role=role, text=f"{role} {turn}")
+            for turn in range(TURNS)
+            for role in ("member", "step", "tool_results", "assistant")
+        )
+        step = messages[4 * (TURNS // 2) + 1]
+        asked.append((str(conversation.pk), str(step.pk)))
+    return asked
 
 
 def run(database_url: str, data_dir: str) -> None:
@@ -62,11 +88,15 @@ def run(database_url: str, data_dir: str) -> None:
         Member.objects.create(business=g, external_id=f"m-{g.pk}", name="Ana")
         for g in gyms
     ]
+    asked = _long_conversations(gyms[0], members[0])
     logs = ToolCallLog.objects.bulk_create(
         ToolCallLog(
             business=gyms[n % GYMS],
             member=members[n % GYMS],
-            conversation_key=f"c-{n}",
+            conversation_key=asked[n // GYMS % CONVERSATIONS][0]
+            if n % GYMS == 0
+            else f"c-{n}",
+            message_key=asked[n // GYMS % CONVERSATIONS][1] if n % GYMS == 0 else "",
             tool_name="freeze_membership",
             effect="write",
             arguments={"start": "2027-08-01", "end": "2027-08-31"},
@@ -108,9 +138,11 @@ def run(database_url: str, data_dir: str) -> None:
         started = time.perf_counter()
         client.get("/inbox/", headers=headers)
         timings.append((time.perf_counter() - started) * 1000)
+    excerpts = response.content.decode().count('class="excerpt"')
     print(
         f"{connection.vendor}: inbox first page ({rows} rows shown of {ACTIONS // GYMS} "
-        f"for this gym, {ACTIONS} in all): {len(queries)} SQL queries, "
+        f"for this gym, {ACTIONS} in all; {excerpts} excerpts from conversations of "
+        f"{4 * TURNS} messages): {len(queries)} SQL queries, "
         f"median {statistics.median(timings):.1f} ms server time"
     )
 
