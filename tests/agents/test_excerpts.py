@@ -83,3 +83,40 @@ def test_a_step_of_another_conversation_gives_no_excerpt(long_conversation):
     request = (str(other.pk), str(steps[5].pk))
 
     assert conversation_excerpts(requests=[request]) == {request: []}
+
+
+def test_turns_of_conversations_written_at_once_stay_apart():
+    """Two members talking at the same time: their messages' keys interleave, and
+    each excerpt is its own conversation's turn."""
+    call_command("seed_demo", stdout=StringIO())
+    agent = Agent.objects.get()
+    first, second = (conversation_start(agent=agent, member=None) for _ in range(2))
+    steps = {}
+    for n in range(5):
+        for conversation, who in ((first, "a"), (second, "b")):
+            Message.objects.create(
+                conversation=conversation, role="member", text=f"{who}q{n}"
+            )
+        for conversation, who in ((first, "a"), (second, "b")):
+            steps[who, n] = Message.objects.create(
+                conversation=conversation, role="step"
+            )
+        for conversation, who in ((first, "a"), (second, "b")):
+            Message.objects.create(
+                conversation=conversation, role="assistant", text=f"{who}a{n}"
+            )
+    requests = [
+        (str(first.pk), str(steps["a", 2].pk)),
+        (str(second.pk), str(steps["b", 2].pk)),
+        (str(second.pk), str(steps["b", 4].pk)),
+        (str(first.pk), ""),
+    ]
+
+    excerpts = conversation_excerpts(requests=requests)
+
+    assert [[m.text for m in excerpts[r]] for r in requests] == [
+        ["aq2", "aa2"],
+        ["bq2", "ba2"],
+        ["bq4", "ba4"],
+        ["aa3", "aq4", "aa4"],  # the conversation's last three
+    ]
