@@ -77,34 +77,33 @@ def sent_together() -> bool:
     return issubclass(connection.connection.cursor_factory, ClientCursor)
 
 
-def rows_insert_together(
-    *groups: Sequence[Model], linked: Callable[[], None] = lambda: None
-) -> None:
-    """Insert new rows of one or more tables atomically, in one round trip
-    (``sent_together`` must hold) after one per table whose rows have no key yet,
-    which takes their keys from its sequence; then ``linked()``, as rows can now
-    point at each other; then every insert in one query, applied whole or not at
-    all."""
-    groups = tuple(group for group in groups if group)
+def keys_take(rows: Sequence[Model]) -> None:
+    """Give new rows of one table their primary keys from its sequence, in one
+    query, before they are written (``sent_together`` must hold): rows can then
+    point at each other when they are inserted together."""
     with connection.cursor() as cursor:
-        for group in groups:
-            if group[0].pk is None:
-                cursor.execute(
-                    "SELECT nextval(%s::regclass) FROM generate_series(1, %s) ORDER BY 1",
-                    [_sequence(cursor, type(group[0])), len(group)],
-                )
-                for row, (key,) in zip(group, cursor.fetchall(), strict=True):
-                    row.pk = key
-        linked()
-        statements, params = [], []
-        for group in groups:
-            model = type(group[0])
-            query = InsertQuery(model)
-            fields = [f for f in model._meta.concrete_fields if not f.generated]
-            query.insert_values(fields, list(group))
-            [(sql, values)] = query.get_compiler(connection=connection).as_sql()
-            statements.append(sql)
-            params.extend(values)
+        cursor.execute(
+            "SELECT nextval(%s::regclass) FROM generate_series(1, %s) ORDER BY 1",
+            [_sequence(cursor, type(rows[0])), len(rows)],
+        )
+        for row, (key,) in zip(rows, cursor.fetchall(), strict=True):
+            row.pk = key
+
+
+def rows_insert_together(*groups: Sequence[Model]) -> None:
+    """Insert new rows, each group of one table and with its keys, in one query
+    (``sent_together`` must hold), which the server applies whole or not at all."""
+    groups = tuple(group for group in groups if group)
+    statements, params = [], []
+    for group in groups:
+        model = type(group[0])
+        query = InsertQuery(model)
+        fields = [f for f in model._meta.concrete_fields if not f.generated]
+        query.insert_values(fields, list(group))
+        [(sql, values)] = query.get_compiler(connection=connection).as_sql()
+        statements.append(sql)
+        params.extend(values)
+    with connection.cursor() as cursor:
         cursor.execute(";\n".join(statements), params)
     for group in groups:
         for row in group:

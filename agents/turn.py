@@ -33,7 +33,7 @@ from django.utils.module_loading import import_string
 from django.utils.translation import gettext, override
 
 from agents.conversations import conversation_history, message_add, message_json
-from agents.database import db_call, rows_insert_together, sent_together
+from agents.database import db_call, keys_take, rows_insert_together, sent_together
 from agents.models import Agent, Conversation, Message
 from agents.providers.base import (
     AssistantStep,
@@ -245,7 +245,9 @@ def _rows_store(rows: list[StepRows], last: Message | None = None) -> None:
     if not logs and len(messages) == 1:
         messages[0].save()
     elif sent_together():
-        rows_insert_together(messages, logs, linked=lambda: _logs_link(rows))
+        keys_take(messages)
+        _logs_link(rows)
+        rows_insert_together(messages, logs)
     else:
         with transaction.atomic(savepoint=False):
             Message.objects.bulk_create(messages)

@@ -62,7 +62,7 @@ WAITING = (
 
 
 def pending_arguments(
-    *, business_id: Any, member_id: Any, tool_name: str, other_than: str
+    *, business_id: Any, member_id: Any, tool_name: str, other_than: str = ""
 ) -> list[dict[str, Any]]:
     """The arguments of the member's requests of a tool that wait for staff or are
     about to run, but the one whose action key is ``other_than`` (the checks of

@@ -175,24 +175,22 @@ def pending_action_correct(
         raise InvalidValue("; ".join(errors))
     if canonical_arguments(corrected) == canonical_arguments(action.arguments):
         raise InvalidValue(_("The corrected request is the same as the original."))
-    if tool.check is not None:
-        try:
-            write_checked(
-                tool,
-                tool.check,
-                corrected,
-                business=action.business,
-                member=action.member,
-                conversation_key=action.conversation_key,
-                action_id=uuid.uuid4(),
-                action_key=action.action_key,  # the request corrected
-            )
-        except NotFound as error:
-            raise InvalidValue(str(error)) from None
-        except IntegrationError:
-            raise InvalidValue(
-                _("The corrected request cannot be checked right now; try again.")
-            ) from None
+    try:
+        write_checked(
+            tool,
+            corrected,
+            business=action.business,
+            member=action.member,
+            conversation_key=action.conversation_key,
+            action_id=uuid.uuid4(),
+            action_key=action.action_key,  # the request corrected
+        )
+    except NotFound as error:
+        raise InvalidValue(str(error)) from None
+    except IntegrationError:
+        raise InvalidValue(
+            _("The corrected request cannot be checked right now; try again.")
+        ) from None
     difference = {
         key: [action.arguments.get(key), corrected.get(key)]
         for key in sorted(set(action.arguments) | set(corrected))

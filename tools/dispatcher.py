@@ -129,9 +129,7 @@ def dispatch_tool_call(call: ToolCall, context: CallContext) -> ToolResult:
     )
     gated = policy.gated_for(amount)
     if gated and tool.check is not None:
-        refusal = checked_before_approval(
-            tool, tool.check, arguments, log, context, trace
-        )
+        refusal = checked_before_approval(tool, arguments, log, context, trace)
         if refusal is not None:
             return finish_call(context, log, trace, call, *refusal, tool=tool)
 

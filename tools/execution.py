@@ -8,6 +8,7 @@ so does an approved action (``execute_and_verify``).
 
 from __future__ import annotations
 
+import functools
 import time
 import uuid
 from collections.abc import Callable, Mapping
@@ -28,7 +29,6 @@ from tools.integrations.errors import (
 )
 from tools.models import ToolCallLog
 from tools.registry import (
-    Check,
     HandlerContext,
     Tool,
     ToolRegistry,
@@ -291,7 +291,6 @@ def _record(log: ToolCallLog, context: CallContext) -> None:
 
 def checked_before_approval(
     tool: Tool,
-    check: Check,
     arguments: dict[str, Any],
     log: ToolCallLog,
     context: CallContext,
@@ -304,7 +303,6 @@ def checked_before_approval(
         try:
             write_checked(
                 tool,
-                check,
                 arguments,
                 business=context.business,
                 member=context.member,
@@ -331,7 +329,6 @@ def checked_before_approval(
 
 def write_checked(
     tool: Tool,
-    check: Check,
     arguments: dict[str, Any],
     *,
     business: Business,
@@ -341,24 +338,28 @@ def write_checked(
     action_key: str,
     clients: ClientFactory = client_for,
 ) -> None:
-    """Run a write's check against the integration now, knowing the member's other
-    requests of the tool that wait for staff (all but ``action_key``'s): returns,
-    or raises the domain's refusal (or the integration's unavailability)."""
+    """Run a write's check, if it has one, against the integration now, able to
+    read the member's other requests of the tool that wait for staff (all but
+    ``action_key``'s): returns, or raises the domain's refusal (or the
+    integration's unavailability)."""
+    if tool.check is None:
+        return
     client = clients(tool.integration, business) if tool.integration else None
-    waiting = waiting_requests()(
+    waiting = functools.partial(
+        waiting_requests(),
         business_id=business.pk,
         member_id=member.pk if member else None,
         tool_name=tool.name,
         other_than=action_key,
     )
-    check(
+    tool.check(
         HandlerContext(
             business=business,
             member=member,
             conversation_key=conversation_key,
             action_id=action_id,
             client=client,
-            waiting=tuple(waiting),
+            waiting=waiting,
         ),
         arguments,
     )

@@ -6,7 +6,7 @@ registers its implementation at start-up, so ``tools`` never imports
 from __future__ import annotations
 
 import datetime
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from tools.models import ToolCallLog
 
@@ -25,12 +25,14 @@ class ApprovalQueue(Protocol):
 
 class WaitingRequests(Protocol):
     def __call__(
-        self, *, business_id: Any, member_id: Any, tool_name: str, other_than: str
+        self, *, business_id: Any, member_id: Any, tool_name: str, other_than: str = ""
     ) -> list[dict[str, Any]]:
-        """The arguments of the member's requests of the tool that wait for staff,
-        but the one whose action key is ``other_than``, oldest first."""
+        """The arguments of the member's requests of the tool that wait for staff
+        (but the one whose action key is ``other_than``), oldest first."""
         ...
 
+
+T = TypeVar("T")
 
 _queue: ApprovalQueue | None = None
 _waiting: WaitingRequests | None = None
@@ -42,16 +44,16 @@ def register_approval_queue(queue: ApprovalQueue, waiting: WaitingRequests) -> N
 
 
 def approval_queue() -> ApprovalQueue:
-    if _queue is None:
-        raise RuntimeError(
-            "no approval queue is registered (is the approvals app installed?)"
-        )
-    return _queue
+    return _registered(_queue)
 
 
 def waiting_requests() -> WaitingRequests:
-    if _waiting is None:
+    return _registered(_waiting)
+
+
+def _registered(part: T | None) -> T:
+    if part is None:
         raise RuntimeError(
             "no approval queue is registered (is the approvals app installed?)"
         )
-    return _waiting
+    return part

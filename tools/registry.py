@@ -33,8 +33,8 @@ class HandlerContext:
     action_id: uuid.UUID
     client: Any
     #: For a check: the arguments of the member's other requests of the same tool
-    #: that wait for staff (staff may approve them first).
-    waiting: tuple[dict[str, Any], ...] = ()
+    #: that wait for staff (staff may approve them first), read when asked for.
+    waiting: Callable[[], list[dict[str, Any]]] = list
 
     @property
     def required_member(self) -> Member:

@@ -24,7 +24,6 @@ def get_membership(ctx: HandlerContext, args: dict[str, Any]) -> Outcome:
         business_id=ctx.business.pk,
         member_id=ctx.required_member.pk,
         tool_name="freeze_membership",
-        other_than="",
     )
     membership["freezes_waiting_for_approval"] = [
         {"start": r["start"], "end": r["end"]} for r in requested
@@ -51,7 +50,7 @@ def check_freeze_membership(ctx: HandlerContext, args: dict[str, Any]) -> None:
     freeze of the member that waits for staff: staff would approve one and see
     the other fail."""
     _freeze_rehearsed(ctx, args)
-    for other in ctx.waiting:
+    for other in ctx.waiting():
         if other["start"] <= args["end"] and args["start"] <= other["end"]:
             raise Conflict(
                 _(

@@ -60,27 +60,29 @@ def _refundable(
     refundable = int(charge["amount"]) - int(charge.get("amount_refunded") or 0)
     waiting = sum(
         minor_units(Decimal(str(other["amount"])), currency)
-        for other in ctx.waiting
+        for other in ctx.waiting()
         if other["payment_id"] == charge["id"]
     )
-    if waiting and cents > refundable - waiting:
-        raise InvalidValue(
-            _(
-                "At most %(rest)s %(currency)s of this payment can still be "
-                "refunded: refunds of %(waiting)s %(currency)s more are waiting "
-                "for the staff's approval."
+    rest = max(refundable - waiting, 0)
+    if cents > rest:
+        money = {
+            "rest": major_units(rest, currency),
+            "waiting": major_units(waiting, currency),
+            "currency": currency.upper(),
+        }
+        if waiting:
+            raise InvalidValue(
+                _(
+                    "At most %(rest)s %(currency)s of this payment can still be "
+                    "refunded: refunds of %(waiting)s %(currency)s more are waiting "
+                    "for the staff's approval."
+                )
+                % money,
+                field="amount",
             )
-            % {
-                "rest": major_units(max(refundable - waiting, 0), currency),
-                "waiting": major_units(waiting, currency),
-                "currency": currency.upper(),
-            },
-            field="amount",
-        )
-    if cents > refundable:
         raise InvalidValue(
             _("At most %(rest)s %(currency)s of this payment can still be refunded.")
-            % {"rest": major_units(refundable, currency), "currency": currency.upper()},
+            % money,
             field="amount",
         )
     return charge, cents

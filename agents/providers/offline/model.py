@@ -113,8 +113,6 @@ class OfflineProvider(AccountIntents, ClassIntents, NutritionIntents):
             if answer is not None:
                 return answer
         answer = self._follow_up(said, results, offered, before, earlier)
-        if answer is None:
-            answer = self._booked_when(said, earlier, before)
         if answer is not None:
             return answer
         if has(said, "gracias", "thank"):
@@ -160,7 +158,8 @@ class OfflineProvider(AccountIntents, ClassIntents, NutritionIntents):
         classes, the diary), asked again for the day named; the same kind of
         class when it goes on from it ("y …", "what about …"). "Y 200 g de
         arroz": another food for the meal just logged. "¿Cuántas calorías son?"
-        after her diary: that diary's totals."""
+        after her diary: that diary's totals. "¿A qué hora es?" after a booking:
+        that class's."""
         goes_on = re.match(r"\W*(y|and|what about|how about|que tal)\b", said)
         if "add_food_to_meal" in before and goes_on and GRAMS.search(said):
             return self._add_food(
@@ -169,6 +168,9 @@ class OfflineProvider(AccountIntents, ClassIntents, NutritionIntents):
         if "get_meal_diary" in before and asks_nutrients(said):
             day = day_of(before["get_meal_diary"])
             return self._diary(said, results, offered, again=True, day=day)
+        when = self._booked_when(said, earlier, before)
+        if when is not None:
+            return when
         if day_named(said, self.today) is None:
             return None
         if "list_classes" in before:

@@ -12,6 +12,7 @@ from agents.providers.offline.base import Intents, undone_since
 from agents.providers.offline.words import (
     GRAMS,
     MEALS,
+    NUTRIENTS,
     TAKE_AWAY,
     asks_nutrients,
     day_named,
@@ -21,18 +22,6 @@ from agents.providers.offline.words import (
     has,
 )
 from gymnasia.text import fold
-
-#: The nutrients a diary adds up: (words that ask for one, Spanish, English, key).
-NUTRIENTS = (
-    (
-        ("carbohidrat", "hidratos", "carb"),
-        "hidratos de carbono",
-        "carbohydrates",
-        "carbohydrates_g",
-    ),
-    (("proteina", "protein"), "proteínas", "protein", "protein_g"),
-    (("grasa", "fat"), "grasas", "fat", "fat_g"),
-)
 
 #: Words of a removal that name no food.
 REMOVAL_WORDS = (*TAKE_AWAY, "diario", "diary", "from")

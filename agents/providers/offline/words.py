@@ -255,19 +255,23 @@ def _days_of(
     return datetime.date(year, month, first), datetime.date(year, month, last)
 
 
+#: The nutrients a diary adds up: (words that ask for one, Spanish, English, key).
+NUTRIENTS = (
+    (
+        ("carbohidrat", "hidratos", "carb"),
+        "hidratos de carbono",
+        "carbohydrates",
+        "carbohydrates_g",
+    ),
+    (("proteina", "protein"), "proteínas", "protein", "protein_g"),
+    (("grasa", "fat"), "grasas", "fat", "fat_g"),
+)
+
+
 def asks_nutrients(said: str) -> bool:
     """Whether a (folded) message asks about nutrients or calories."""
     return has(
-        said,
-        "carbohidrat",
-        "hidratos",
-        "calori",
-        "proteina",
-        "grasa",
-        "carb",
-        "protein",
-        "fat",
-        "nutrient",
+        said, "calori", "nutrient", *(w for words, *_ in NUTRIENTS for w in words)
     )
 
 
