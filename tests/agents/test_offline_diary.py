@@ -1,0 +1,183 @@
+"""The demo model and the meal diary: reading a day, its totals, taking an entry
+out, and a food logged again told as it is."""
+
+from __future__ import annotations
+
+import datetime
+
+import pytest
+
+from gymnasia.gyms.models import Member
+from gymnasia.gyms.selectors import business_today
+from gymnasia.nutrition.models import MealEntry
+from tests.agents.api_client import identity, send, start
+from tests.agents.offline_kit import (
+    member_conversation,
+    reply_to,
+)
+from tools.models import ToolCallLog
+
+pytestmark = pytest.mark.django_db
+
+
+def test_remove_a_food_from_the_diary_removes_that_entry(client, agent):
+    started = member_conversation(client, agent)
+    send(client, started, "Añade 150 g de arroz blanco a mi comida")
+    send(client, started, "Añade 120 g de plátano a mi merienda")
+
+    reply = reply_to(send(client, started, "Quita el arroz de mi diario"))
+
+    today = business_today(business=agent.business).isoformat()
+    assert reply == f"Quitado: 150 g de Arroz blanco (cocido) de la comida del {today}."
+    assert [e.food.name for e in MealEntry.objects.all()] == ["Plátano"]
+
+
+def test_remove_a_meal_says_it_in_good_spanish(client, agent):
+    started = member_conversation(client, agent)
+    send(client, started, "Añade 80 g de pan blanco a mi desayuno")
+
+    reply = reply_to(send(client, started, "Borra el desayuno de hoy"))
+
+    today = business_today(business=agent.business).isoformat()
+    assert reply == f"Quitado: 80 g de Pan blanco del desayuno del {today}."
+    assert not MealEntry.objects.exists()
+
+
+def test_remove_a_food_not_in_the_diary_removes_nothing(client, agent):
+    started = member_conversation(client, agent)
+    send(client, started, "Añade 120 g de plátano a mi merienda")
+
+    reply = reply_to(send(client, started, "Quita el arroz de mi diario"))
+
+    assert reply == "No encuentro eso en tu diario de ese día."
+    assert MealEntry.objects.count() == 1
+    assert not ToolCallLog.objects.filter(tool_name="remove_meal_entry").exists()
+
+
+def test_remove_a_food_named_by_an_alias_finds_it_through_the_catalog(client, agent):
+    """Emma logged "chicken"; her diary says "Pechuga de pollo a la plancha"."""
+    started = start(client, agent, identity_token=identity(agent, sub="socio-1003"))
+    send(client, started, "Add 200 g of chicken to my dinner")
+    send(client, started, "Add 100 g of white rice to my dinner")
+
+    reply = reply_to(send(client, started, "Remove the chicken from my diary"))
+
+    assert reply.startswith("Removed: 200 g of Pechuga de pollo a la plancha from ")
+    assert [e.food.name for e in MealEntry.objects.all()] == ["Arroz blanco (cocido)"]
+
+
+def test_yesterdays_diary(client, agent):
+    yesterday = business_today(business=agent.business) - datetime.timedelta(days=1)
+    MealEntry.objects.create(
+        business=agent.business,
+        member=Member.objects.get(external_id="socio-1001"),
+        date=yesterday,
+        meal="dinner",
+        food=agent.business.foods.get(name="Manzana"),
+        grams=150,
+    )
+    started = member_conversation(client, agent)
+
+    reply = reply_to(send(client, started, "¿Qué comí ayer?"))
+
+    assert reply.startswith(f"Tu diario del {yesterday.isoformat()}:")
+    assert "- Cena: Manzana, 150 g" in reply
+
+
+def test_a_meal_with_several_foods_is_asked_about_then_the_grams_said_remove_one(
+    client, agent
+):
+    """ "Quita el desayuno" removed the last food of it."""
+    started = member_conversation(client, agent)
+    send(client, started, "Añade 100 g de avena a mi desayuno")
+    send(client, started, "Añade 50 g de plátano a mi desayuno")
+
+    asked = reply_to(send(client, started, "Quita el desayuno"))
+
+    assert asked == (
+        "Hay varias en tu diario: Copos de avena 100 g (Desayuno), Plátano 50 g "
+        "(Desayuno). ¿Cuál quito? Dímelo con sus gramos, por ejemplo: «quita 50 g "
+        "de Plátano del desayuno»."
+    )
+    assert MealEntry.objects.count() == 2
+
+    send(client, started, "Quita 50 g de Plátano del desayuno")
+
+    assert [e.food.name for e in MealEntry.objects.all()] == ["Copos de avena"]
+
+
+def test_a_food_and_a_meal_said_remove_that_food_of_that_meal(client, agent):
+    """ "Quita el arroz de la comida" took any food of lunch, or any rice: it
+    removed the banana logged after the rice."""
+    started = member_conversation(client, agent)
+    send(client, started, "Añade 150 g de arroz blanco a mi comida")
+    send(client, started, "Añade 120 g de plátano a mi comida")
+
+    reply = reply_to(send(client, started, "Quita el arroz de la comida"))
+
+    assert reply.startswith("Quitado: 150 g de Arroz blanco (cocido) de la comida")
+    assert [e.food.name for e in MealEntry.objects.all()] == ["Plátano"]
+
+
+def test_what_was_eaten_asked_is_still_the_diary(client, agent):
+    started = member_conversation(client, agent)
+
+    reply = reply_to(send(client, started, "¿Qué comí ayer?"))
+
+    assert reply == "No hay nada anotado ese día."
+    assert not MealEntry.objects.exists()
+
+
+@pytest.mark.parametrize(
+    "said", ["¿Cuántas calorías llevo hoy?", "How many calories have I had today?"]
+)
+def test_the_days_calories_so_far_are_the_diarys(client, agent, said):
+    """ "¿Cuántas calorías llevo hoy?" searched the catalog for «llevo»."""
+    started = member_conversation(client, agent)
+    send(client, started, "Añade 150 g de arroz blanco a mi comida")
+
+    reply = reply_to(send(client, started, said))
+
+    assert reply.endswith("Total: 195 kcal.")
+
+
+def test_logging_again_what_was_just_removed_is_never_told_as_done(client, agent):
+    """R7 answers the repeat with the first entry, which she removed: she hears
+    that nothing was done, and why."""
+    started = member_conversation(client, agent)
+    send(client, started, "Añade 100 g de plátano a mi desayuno")
+    send(client, started, "Quita el plátano")
+
+    reply = reply_to(send(client, started, "Añade 100 g de plátano a mi desayuno"))
+
+    assert reply.startswith("No lo he hecho: lo mismo se hizo y se deshizo")
+    assert not MealEntry.objects.exists()
+
+
+def test_a_nutrient_asked_of_the_diary_just_shown_is_its_total(client, agent):
+    """ "How much protein is that?" searched the catalog for «that»."""
+    started = member_conversation(client, agent)
+    send(client, started, "Añade 150 g de arroz blanco a mi comida de ayer")
+    send(client, started, "¿Qué comí ayer?")
+
+    reply = reply_to(send(client, started, "¿Cuántas proteínas son?"))
+
+    yesterday = business_today(business=agent.business) - datetime.timedelta(days=1)
+    assert reply.startswith(f"Tu diario del {yesterday}:")
+    assert reply.endswith("Total: 195 kcal, 4 g de proteínas.")
+    assert not ToolCallLog.objects.filter(
+        tool_name="search_foods", arguments__query="son"
+    ).exists()
+
+
+def test_the_same_food_logged_twice_is_told_as_already_done(client, agent):
+    """The second request is the same action (R7): nothing is done again, and the
+    member is not told it failed."""
+    started = member_conversation(client, agent)
+    send(client, started, "Añade 120 g de plátano a mi merienda")
+
+    reply = reply_to(send(client, started, "Añade 120 g de plátano a mi merienda"))
+
+    assert reply == "Eso ya estaba hecho; no lo he repetido."
+    assert MealEntry.objects.count() == 1
+    assert ToolCallLog.objects.filter(status="duplicate").count() == 1
