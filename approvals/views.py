@@ -13,6 +13,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.models import User
 from django.core.exceptions import PermissionDenied
+from django.db.models import TextChoices
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
@@ -20,6 +21,7 @@ from django.views.decorators.http import require_GET, require_POST
 from django_htmx.middleware import HtmxDetails
 
 from agents.conversations import conversation_excerpts
+from agents.models import Message
 from agents.outcomes import conversation_handoff_settled
 from approvals.models import PendingAction
 from approvals.presentation import TOOL_TITLES, tool_title
@@ -55,13 +57,34 @@ def _staff(request: HttpRequest) -> User:
     return request.user
 
 
+def _labels(choices: type[TextChoices]) -> dict[str, str]:
+    """Each choice's label in the active language, translated once for a page: a
+    model's ``get_<field>_display`` translates every choice of the field at each
+    call, an eighth of the inbox page's time with 50 requests shown."""
+    return {value: str(label) for value, label in choices.choices}
+
+
+def _excerpts(
+    requests: list[tuple[str, str]],
+) -> dict[tuple[str, str], list[tuple[str, str]]]:
+    """Each request's excerpt (``conversation_excerpts``) as the role's label and
+    the text of each message."""
+    roles = _labels(Message.Role)
+    return {
+        request: [(roles[m.role], m.text) for m in messages]
+        for request, messages in conversation_excerpts(requests=requests).items()
+    }
+
+
 def _rows(actions: list[PendingAction]) -> list[dict[str, Any]]:
-    excerpts = conversation_excerpts(
-        requests=[(a.conversation_key, a.tool_call.message_key) for a in actions]
+    excerpts = _excerpts(
+        [(a.conversation_key, a.tool_call.message_key) for a in actions]
     )
+    statuses = _labels(PendingAction.Status)
     return [
         {
             "action": a,
+            "status": statuses[a.status],
             "title": tool_title(a.tool_name),
             "excerpt": excerpts[a.conversation_key, a.tool_call.message_key],
             "steps": call_steps_described(a.tool_call.steps),
@@ -195,7 +218,7 @@ def handoffs(request: HtmxHttpRequest) -> HttpResponse:
     user = _staff(request)
     status = request.GET.get("status", Handoff.Status.OPEN)
     cases = handoffs_for_staff(user=user, status=status)
-    excerpts = conversation_excerpts(requests=[_turn_of(h) for h in cases])
+    excerpts = _excerpts([_turn_of(h) for h in cases])
     context = {
         "rows": [
             {

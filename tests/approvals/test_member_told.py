@@ -159,6 +159,22 @@ def test_the_inbox_shows_the_conversation_excerpt(asked, client):
     assert "Congela mi cuota en agosto" in page
 
 
+def test_the_excerpt_and_the_status_are_in_the_staffs_language(asked, client):
+    """Who said each line of the excerpt, and the request's status, in words of
+    the language staff read the inbox in."""
+    _, staff, _ = asked
+    client.force_login(staff)
+
+    spanish = client.get("/inbox/", headers={"Accept-Language": "es"}).content
+    english = client.get("/inbox/", headers={"Accept-Language": "en"}).content
+
+    assert "<small>Socio:</small> Congela mi cuota en agosto" in spanish.decode()
+    assert "<small>Asistente:</small>" in spanish.decode()
+    assert ">Pendiente</td>" in spanish.decode()
+    assert "<small>Member:</small> Congela mi cuota en agosto" in english.decode()
+    assert ">Pending</td>" in english.decode()
+
+
 def test_the_excerpt_is_the_turn_that_asked_whatever_came_after(asked, client):
     """The member went on talking: staff still read the message that asked, and
     the verification log in words ("not a repeat", not "duplicate")."""
