@@ -261,6 +261,9 @@ class ConversationAdmin(BusinessScopedAdmin):
     fields = ("agent", "member", "language", "created_at", "timeline")
     readonly_fields = ("agent", "member", "language", "created_at", "timeline")
 
+    class Media:
+        css = {"all": ("agents/timeline.css",)}
+
     def has_add_permission(self, request: HttpRequest, *args: Any) -> bool:
         return False
 
@@ -282,9 +285,10 @@ class ConversationAdmin(BusinessScopedAdmin):
         for message in obj.messages.order_by("pk"):
             rows.append(
                 format_html(
-                    '<div class="timeline-message role-{}"><strong>{}</strong> '
-                    "<small>{}</small><div>{}</div>{}</div>",
+                    '<div class="timeline-message role-{}" id="message-{}">'
+                    "<strong>{}</strong> <small>{}</small><div>{}</div>{}</div>",
                     message.role,
+                    message.pk,
                     message.get_role_display(),
                     message.created_at.strftime("%Y-%m-%d %H:%M:%S"),
                     linebreaksbr(message.text),

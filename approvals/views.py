@@ -224,6 +224,7 @@ def handoffs(request: HtmxHttpRequest) -> HttpResponse:
             {
                 "handoff": h,
                 "excerpt": excerpts[_turn_of(h)],
+                "step": _turn_of(h)[1],
                 "arguments": arguments_described(h.tried.get("arguments") or {}),
                 # A member who asked for a person is answered, not told "done".
                 "asked": h.tool_call_id is None,

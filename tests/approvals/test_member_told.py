@@ -207,17 +207,22 @@ def test_a_row_decided_in_place_keeps_its_excerpt(asked, client):
 
 
 def test_a_request_links_to_its_whole_conversation(asked, client):
-    """From the inbox, staff open the conversation and its verification log."""
+    """From the inbox, staff open the conversation and its verification log, at
+    the step that made the request."""
     action, staff, _ = asked
+    step = action.tool_call.message_key
     client.force_login(staff)
 
     page = client.get("/inbox/").content.decode()
     link = f"/admin/agents/conversation/{action.conversation_key}/change/"
 
-    assert f'href="{link}"' in page
+    assert f'href="{link}#message-{step}"' in page
     timeline = client.get(link)
     assert timeline.status_code == 200
-    assert "freeze_membership" in timeline.content.decode()
+    html = timeline.content.decode()
+    target = html.split(f'id="message-{step}"')[1].split('class="timeline-message')[0]
+    assert "<code>freeze_membership</code>" in target
+    assert "agents/timeline.css" in html
 
 
 def test_a_case_shows_the_turn_it_came_from_and_links_to_it(asked, client):
@@ -246,8 +251,10 @@ def test_a_case_shows_the_turn_it_came_from_and_links_to_it(asked, client):
     assert "Congela mi cuota en agosto" in case
     assert "Quiero hablar con una persona" not in case
     assert "Quiero hablar con una persona" in asked_for_person  # its reason, too
-    link = f'href="/admin/agents/conversation/{conversation.pk}/change/"'
-    assert link in case and link in asked_for_person
+    link = f'href="/admin/agents/conversation/{conversation.pk}/change/'
+    step = action.tool_call.message_key
+    assert f'{link}#message-{step}"' in case  # at the call's step
+    assert f'{link}"' in asked_for_person  # no call: the conversation
 
 
 def _case(*, reason: str) -> Handoff:

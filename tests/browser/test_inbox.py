@@ -86,7 +86,10 @@ def test_inbox_live_approval_in_a_browser(embedded_app):  # noqa: F811
         browser.close()
 
 
-def ask_for_a_freeze(base: str, lines: dict, member: str, text: str) -> None:
+def ask_for_a_freeze(
+    base: str, lines: dict, member: str, text: str, earlier: list[str] = ()
+) -> None:
+    """A new conversation of the member: the ``earlier`` messages, then ``text``."""
     token = jwt.encode(
         {"sub": member, "aud": lines["agent"], "exp": int(time.time()) + 600},
         lines["identity secret"],
@@ -96,11 +99,12 @@ def ask_for_a_freeze(base: str, lines: dict, member: str, text: str) -> None:
         f"{base}/api/v1/conversations",
         {"agent": lines["agent"], "identity_token": token},
     )
-    post_json(
-        f"{base}/api/v1/conversations/{started['conversation']}/messages",
-        {"text": text},
-        started["token"],
-    )
+    for message in [*earlier, text]:
+        post_json(
+            f"{base}/api/v1/conversations/{started['conversation']}/messages",
+            {"text": message},
+            started["token"],
+        )
 
 
 def test_a_rows_approve_decides_that_row_only(embedded_app):  # noqa: F811
@@ -165,4 +169,34 @@ def test_the_list_waits_while_staff_are_deciding(embedded_app):  # noqa: F811
         expect(
             page.locator("tr", has_text="Freeze my membership in July")
         ).to_have_count(1, timeout=10_000)
+        browser.close()
+
+
+def test_a_request_opens_its_conversation_at_the_step_that_made_it(
+    embedded_app,  # noqa: F811
+):
+    """Behind a long conversation, the request's link opens the timeline scrolled
+    to the step that made it, with its verification log, marked."""
+    from playwright.sync_api import expect, sync_playwright
+
+    base, seeded, _ = embedded_app
+    lines = seeded_lines(seeded)
+    earlier = ["¿Qué clases hay mañana?", "¿Cuántos carbohidratos tiene el arroz?"] * 6
+    ask_for_a_freeze(
+        base, lines, "socio-1001", "Congela mi cuota del 1 al 10 de octubre", earlier
+    )
+    with sync_playwright() as playwright:
+        browser = chromium_launch(playwright)
+        page = staff_inbox(browser, base, lines)
+        row = page.locator("tr[data-status=pending]", has_text="1 al 10 de octubre")
+        row.locator("a.conversation-link").click()
+        page.wait_for_url("**/admin/agents/conversation/**")
+
+        target = page.locator(".timeline-message:target")
+        expect(target).to_have_count(1)
+        assert "freeze_membership" in target.inner_text()
+        assert page.evaluate("window.scrollY") > 0
+        expect(target).to_be_in_viewport()
+        assert target.evaluate("e => getComputedStyle(e).outlineStyle") == "solid"
+        page.screenshot(path=str(ARTIFACTS / "conversation-at-request.png"))
         browser.close()
