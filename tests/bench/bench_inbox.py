@@ -156,6 +156,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--database", help="a DATABASE_URL; default a new SQLite file")
     options = parser.parse_args()
+    from tests.bench.machine import speed_line
+
+    print(speed_line())
     with tempfile.TemporaryDirectory() as folder:
         if options.database:
             from tests.bench.bench_dispatch import _create_postgres_database
