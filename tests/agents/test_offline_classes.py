@@ -170,8 +170,66 @@ def test_booking_a_class_the_day_does_not_have_says_so(client, agent):
 
     reply = reply_to(send(client, started, f"Apúntame a pilates el {day}"))
 
-    assert reply == "No hay clases de ese tipo ese día."
+    assert reply == f"No hay clases de pilates el {day}."
     assert not Booking.objects.exists()
+
+
+def test_a_kind_the_list_shown_lacks_is_looked_for_on_that_lists_day(client, agent):
+    """ "Book the pilates one" after another day's list without pilates: that
+    day's pilates is looked for, not today's (it would have booked today's)."""
+    day, _ = classes_on_a_later_day(agent, "Yoga", "Spinning")
+    started = member_conversation(client, agent)
+    send(client, started, f"¿Qué clases hay el {day}?")
+
+    reply = reply_to(send(client, started, "Reserva la de pilates"))
+
+    looked = ToolCallLog.objects.filter(tool_name="list_classes").latest("created_at")
+    assert looked.arguments == {
+        "date_from": day,
+        "date_to": day,
+        "class_type": "pilates",
+    }
+    assert reply == f"No hay clases de pilates el {day}."
+    assert not Booking.objects.exists()
+
+
+def test_a_time_said_after_a_list_books_that_lists_class(client, agent):
+    """ "The one at 9" after another day's list: that day's, not today's."""
+    day, sessions = classes_on_a_later_day(agent, "Yoga", "Spinning")
+    started = member_conversation(client, agent)
+    send(client, started, f"¿Qué clases hay el {day}?")
+
+    reply = reply_to(send(client, started, "Reserva la de las 9"))
+
+    assert Booking.objects.get().session_id == sessions[1].pk
+    assert reply == f"Reserva confirmada: Spinning el {day} 09:00 en Sala 1."
+
+
+def test_a_time_the_list_shown_lacks_says_so_for_that_day(client, agent):
+    day, _ = classes_on_a_later_day(agent, "Yoga", "Spinning")
+    started = member_conversation(client, agent)
+    send(client, started, f"¿Qué clases hay el {day}?")
+    calls = ToolCallLog.objects.count()
+
+    reply = reply_to(send(client, started, "Reserva la de las 19:30"))
+
+    assert reply == f"No hay ninguna clase a las 19:30 el {day}."
+    assert ToolCallLog.objects.count() == calls  # the list was enough
+    assert not Booking.objects.exists()
+
+
+def test_a_kind_past_the_lines_shown_is_booked_on_that_lists_day(client, agent):
+    """The list shows a day's first classes; the one named after them is that
+    day's too."""
+    day, sessions = classes_on_a_later_day(agent, *["Yoga"] * 12, "Pilates")
+    started = member_conversation(client, agent)
+    listed = reply_to(send(client, started, f"¿Qué clases hay el {day}?"))
+    assert listed.count("- Yoga") == 12 and "Pilates" not in listed
+
+    reply = reply_to(send(client, started, "Reserva la de pilates"))
+
+    assert Booking.objects.get().session_id == sessions[-1].pk
+    assert reply == f"Reserva confirmada: Pilates el {day} 20:00 en Sala 1."
 
 
 def test_sign_me_up_for_the_first_one_books_it(client, agent):

@@ -83,6 +83,42 @@ class ClassIntents(Intents):
         ]
         return self._t("Clases:", "Classes:") + "\n" + "\n".join(lines), []
 
+    def _days_meant(
+        self,
+        day: datetime.date | None,
+        shown: list[dict[str, Any]],
+        *,
+        named: bool,
+    ) -> tuple[datetime.date, datetime.date]:
+        """The days a booking is looked for on: the day said; for a class named
+        without a day ("the pilates one", "the one at 19:00") after a list, that
+        list's days (its days were being talked about, not today); else today."""
+        if day is None and named and shown:
+            days = sorted({datetime.date.fromisoformat(_when(s)[:10]) for s in shown})
+            return days[0], days[-1]
+        return day or self.today, day or self.today
+
+    def _no_such_class(
+        self,
+        kind: str | None,
+        time: tuple[int, int | None] | None,
+        days: tuple[datetime.date, datetime.date],
+    ) -> str:
+        """No class to book: of the kind and at the time said, on the days looked
+        at."""
+        first, last = (d.isoformat() for d in days)
+        when = self._t(f"el {first}", f"on {first}")
+        if first != last:
+            when = self._t(f"del {first} al {last}", f"from {first} to {last}")
+        if time is not None:
+            hour = f"{time[0]}" if time[1] is None else f"{time[0]}:{time[1]:02d}"
+            when = self._t(f"a las {hour} {when}", f"at {hour} {when}")
+        if kind:
+            return self._t(
+                f"No hay clases de {kind} {when}.", f"There is no {kind} class {when}."
+            )
+        return self._t(f"No hay ninguna clase {when}.", f"There is no class {when}.")
+
     def _none_scheduled(self, said: str, kind: str | None) -> str:
         """No class to list: of the kind and on the day asked about, when named
         ("no yoga tomorrow" is not "no classes tomorrow")."""
@@ -148,14 +184,15 @@ class ClassIntents(Intents):
                 [],
             )
         of_kind = [s for s in shown if not kind or fold(s["class"]) == kind]
-        if not day and (place is not None or kind) and of_kind:
-            # "Book the first one", "book the pilates one" after a list of
-            # classes: that list's.
+        if not day and (place is not None or kind or time) and of_kind:
+            # "Book the first one", "book the pilates one", "the one at 19:00"
+            # after a list of classes: that list's.
             listed = {"sessions": of_kind}
         elif "list_classes" not in results:
+            first, last = self._days_meant(day, shown, named=bool(kind or time))
             arguments: dict[str, Any] = {
-                "date_from": (day or self.today).isoformat(),
-                "date_to": (day or self.today).isoformat(),
+                "date_from": first.isoformat(),
+                "date_to": last.isoformat(),
             }
             if kind:
                 arguments["class_type"] = kind
@@ -176,10 +213,8 @@ class ClassIntents(Intents):
             if time is not None and place is None:
                 sessions = [s for s in sessions if _at(s, time)]
             if not sessions:
-                return self._t(
-                    "No hay clases de ese tipo ese día.",
-                    "There is no such class that day.",
-                ), []
+                days = self._days_meant(day, shown, named=bool(kind or time))
+                return self._no_such_class(kind, time, days), []
             hers = [s for s in sessions if s.get("member_booked")]
             sessions = [s for s in sessions if not s.get("member_booked")]
             if hers and not sessions:

@@ -195,11 +195,11 @@ def asks_how(said: str) -> bool:
 
 def time_named(said: str) -> tuple[int, int | None] | None:
     """The time of day a (folded) message names: "07:30", "19.00", "a las 7",
-    "at 7"; the minutes are None when only the hour is said."""
+    "at 7", "la de las 7"; the minutes are None when only the hour is said."""
     exact = re.search(r"\b([01]?\d|2[0-3])[:.h]([0-5]\d)\b", said)
     if exact:
         return int(exact.group(1)), int(exact.group(2))
-    hour = re.search(r"\b(?:a las|a la|at)\s+([01]?\d|2[0-3])\b", said)
+    hour = re.search(r"\b(?:a las|a la|de las|de la|at)\s+([01]?\d|2[0-3])\b", said)
     return (int(hour.group(1)), None) if hour else None
 
 
