@@ -58,6 +58,7 @@ def test_a_tool_the_owner_turned_off_is_not_a_matter_of_signing_in(client, agent
         "No quiero reservar nada",
         "No me reserves ninguna clase",
         "Don't book anything",
+        "Don’t cancel my booking",  # the apostrophe phones type
         "No quiero hablar con una persona",
         "No canceles mi reserva",
     ],

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import datetime
 from decimal import Decimal
+from importlib import import_module
 
 import pytest
 
 from gymnasia.errors import InvalidValue, NotFound
-from gymnasia.nutrition.models import MealEntry
+from gymnasia.nutrition.models import Food, MealEntry
 from gymnasia.nutrition.selectors import foods_search, meal_diary
 from gymnasia.nutrition.services import food_upsert, meal_entry_add, meal_entry_remove
 from tests.factories import BusinessFactory, FoodFactory, MemberFactory
@@ -192,6 +193,31 @@ def test_foods_search_ignores_case_and_accents(member):
     banana = FoodFactory(business=member.business, name="Plátano", aliases="banana")
     assert foods_search(business=member.business, query="PLATANO") == [banana]
     assert foods_search(business=member.business, query="banana") == [banana]
+
+
+@pytest.mark.parametrize("query", ["d'higo", "d’higo", "D‘HIGO"])
+def test_foods_search_reads_every_apostrophe_alike(member, query):
+    """A phone types U+2019 where a keyboard types "'"."""
+    cake = FoodFactory(business=member.business, name="Pan d’higo")
+    assert foods_search(business=member.business, query=query) == [cake]
+
+
+def test_foods_stored_with_a_typographic_apostrophe_are_found_after_migrating(
+    member,
+):
+    """Foods whose search text was folded before U+2019 read as "'"."""
+    from django.apps import apps
+
+    refold = import_module(
+        "gymnasia.nutrition.migrations.0002_search_text_apostrophes"
+    ).refold
+    cake = FoodFactory(business=member.business, name="Pan d’higo")
+    Food.objects.filter(pk=cake.pk).update(search_text="pan d’higo")
+    assert foods_search(business=member.business, query="d'higo") == []
+
+    refold(apps, None)
+
+    assert foods_search(business=member.business, query="d'higo") == [cake]
 
 
 def test_foods_search_finds_every_variety(member, rice):
