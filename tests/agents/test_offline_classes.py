@@ -21,6 +21,20 @@ from tools.models import ToolCallLog
 pytestmark = pytest.mark.django_db
 
 
+@pytest.mark.parametrize(
+    "asked", ["What's on {day}?", "What’s on {day}?", "¿Qué hay el {day}?"]
+)
+def test_what_is_on_a_day_lists_its_classes(client, agent, asked):
+    """It answered with what it can do: the apostrophe stayed in the words."""
+    day, _ = classes_on_a_later_day(agent, "Yoga", "Pilates")
+    started = member_conversation(client, agent)
+
+    reply = reply_to(send(client, started, asked.format(day=day)))
+
+    assert reply.startswith(f"Clases:\n- Yoga {day} 08:00 (Sala 1, 10 plazas libres)")
+    assert f"- Pilates {day} 09:00" in reply
+
+
 def test_book_the_first_books_the_first_of_the_list_just_shown(client, agent):
     day, sessions = classes_on_a_later_day(agent, "Yoga", "Spinning", "Pilates")
     started = member_conversation(client, agent)

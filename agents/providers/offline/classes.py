@@ -25,6 +25,8 @@ from gymnasia.text import fold
 #: How many classes a list shows; "the last one" is the last of those.
 CLASSES_SHOWN = 12
 #: Words that take a booking away ("bórrame de la clase de spinning").
+#: "What is on" a day, as members type it.
+WHATS_ON = ("que hay", "what's on", "whats on", "what is on")
 CANCEL_WORDS = ("cancela", "anula", "desapunta", "cancel", *TAKE_AWAY)
 
 
@@ -44,7 +46,7 @@ class ClassIntents(Intents):
             has(said, "clase", "horario", "class", "schedule")
             or kind_named(said)
             # "¿Qué hay el viernes?", "What's on on Friday?"
-            or (has(said, "que hay", "what s on") and day_named(said, self.today))
+            or (has(said, *WHATS_ON) and day_named(said, self.today))
         )
         if not (asked or like is not None):
             return None
