@@ -152,6 +152,9 @@ class Message(models.Model):
         on_delete=models.CASCADE,
         related_name="messages",
         verbose_name=_("conversation"),
+        # The index on (conversation, id) below serves every lookup by
+        # conversation; one on the conversation alone only slowed each insert.
+        db_index=False,
     )
     role = models.CharField(_("role"), max_length=12, choices=Role.choices)
     text = models.TextField(_("text"), blank=True)
