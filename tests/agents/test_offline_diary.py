@@ -32,6 +32,21 @@ def test_remove_a_food_from_the_diary_removes_that_entry(client, agent):
     assert [e.food.name for e in MealEntry.objects.all()] == ["Plátano"]
 
 
+@pytest.mark.parametrize("asked", ["¿Y ahora?", "And now?"])
+def test_and_now_after_a_change_reads_that_days_diary_again(client, agent, asked):
+    """It answered with what it can do."""
+    started = member_conversation(client, agent)
+    send(client, started, "Añade 150 g de arroz blanco a mi comida de mañana")
+    send(client, started, "Añade 120 g de plátano a mi merienda de mañana")
+    send(client, started, "Quita el arroz de mañana")
+
+    reply = reply_to(send(client, started, asked))
+
+    tomorrow = business_today(business=agent.business) + datetime.timedelta(days=1)
+    assert reply.startswith(f"Tu diario del {tomorrow.isoformat()}:\n- Merienda: ")
+    assert "Plátano, 120 g" in reply and "Arroz" not in reply
+
+
 def test_remove_a_meal_says_it_in_good_spanish(client, agent):
     started = member_conversation(client, agent)
     send(client, started, "Añade 80 g de pan blanco a mi desayuno")

@@ -8,6 +8,7 @@ embedded default's model and a test double, never a fake success.
 
 from __future__ import annotations
 
+import datetime
 import json
 import re
 from collections.abc import AsyncGenerator
@@ -168,6 +169,11 @@ class OfflineProvider(AccountIntents, ClassIntents, NutritionIntents):
         if "get_meal_diary" in before and asks_nutrients(said):
             day = day_of(before["get_meal_diary"])
             return self._diary(said, results, offered, again=True, day=day)
+        if re.fullmatch(r"\W*(y|and)\s+(ahora|now)\W*", said):
+            # "¿Y ahora?" after her diary changed (or was read): that day's, again.
+            day = _diary_day(before, earlier)
+            if day is not None:
+                return self._diary(said, results, offered, again=True, day=day)
         when = self._booked_when(said, earlier, before)
         if when is not None:
             return when
@@ -223,3 +229,13 @@ def _arguments(arguments: Any) -> dict[str, Any]:
         except ValueError:
             return {}
     return dict(arguments) if isinstance(arguments, dict) else {}
+
+
+def _diary_day(
+    before: dict[str, dict[str, Any]], earlier: dict[str, dict[str, Any]]
+) -> datetime.date | None:
+    """The day of the diary the turn before logged in, took out of, or read."""
+    if "remove_meal_entry" in before:
+        removed = earlier.get("remove_meal_entry", {}).get("removed", {})
+        return day_of(removed)
+    return day_of(before.get("add_food_to_meal") or before.get("get_meal_diary"))
