@@ -15,10 +15,11 @@ from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from agents.embedding import origin_normalized
-from agents.models import Agent, Conversation
+from agents.models import Agent, Conversation, Message
 from agents.services import identity_secret_new, provider_missing_key
 from gymnasia.gyms.admin import BusinessScopedAdmin, SameBusinessForm
 from gymnasia.gyms.models import Member
+from gymnasia.text import choice_labels
 from tools.crypto import encrypt, masked
 from tools.models import AgentToolSetting, ToolCallLog
 from tools.presentation import call_steps_described
@@ -281,6 +282,7 @@ class ConversationAdmin(BusinessScopedAdmin):
             .select_related("pending_action")
             .prefetch_related("handoffs")
         }
+        roles = choice_labels(Message.Role)
         rows = []
         for message in obj.messages.order_by("pk"):
             rows.append(
@@ -289,7 +291,7 @@ class ConversationAdmin(BusinessScopedAdmin):
                     "<strong>{}</strong> <small>{}</small><div>{}</div>{}</div>",
                     message.role,
                     message.pk,
-                    message.get_role_display(),
+                    roles[message.role],
                     message.created_at.strftime("%Y-%m-%d %H:%M:%S"),
                     linebreaksbr(message.text),
                     format_html_join(

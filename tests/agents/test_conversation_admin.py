@@ -60,6 +60,21 @@ def test_the_timeline_shows_each_tool_calls_decisions(client, seeded, role, sett
     assert "offered: yes" in html.replace("</li>", "").replace("<li>", "")
 
 
+def test_the_timeline_names_who_said_each_line_in_the_readers_language(client, seeded):
+    conversation, lines = seeded
+    username, password = lines["staff"].split(" ")
+    assert client.login(username=username, password=password)
+    url = f"/admin/agents/conversation/{conversation.pk}/change/"
+
+    spanish = client.get(url, headers={"Accept-Language": "es"}).content.decode()
+    english = client.get(url, headers={"Accept-Language": "en"}).content.decode()
+
+    assert "<strong>Socio</strong>" in spanish
+    assert "<strong>Paso del modelo</strong>" in spanish
+    assert "<strong>Member</strong>" in english
+    assert "<strong>Model step</strong>" in english
+
+
 def test_the_timeline_shows_steps_recorded_after_the_call(client, seeded, settings):
     """A call settled by staff, or handed over by the sweep, still shows, with
     what was recorded after it."""

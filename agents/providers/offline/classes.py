@@ -24,9 +24,9 @@ from gymnasia.text import fold
 
 #: How many classes a list shows; "the last one" is the last of those.
 CLASSES_SHOWN = 12
-#: Words that take a booking away ("bórrame de la clase de spinning").
 #: "What is on" a day, as members type it.
 WHATS_ON = ("que hay", "what's on", "whats on", "what is on")
+#: Words that take a booking away ("bórrame de la clase de spinning").
 CANCEL_WORDS = ("cancela", "anula", "desapunta", "cancel", *TAKE_AWAY)
 
 
@@ -104,11 +104,11 @@ class ClassIntents(Intents):
         self,
         kind: str | None,
         time: tuple[int, int | None] | None,
-        days: tuple[datetime.date, datetime.date],
+        first: datetime.date,
+        last: datetime.date,
     ) -> str:
         """No class to book: of the kind and at the time said, on the days looked
         at."""
-        first, last = (d.isoformat() for d in days)
         when = self._t(f"el {first}", f"on {first}")
         if first != last:
             when = self._t(f"del {first} al {last}", f"from {first} to {last}")
@@ -186,12 +186,12 @@ class ClassIntents(Intents):
                 [],
             )
         of_kind = [s for s in shown if not kind or fold(s["class"]) == kind]
+        first, last = self._days_meant(day, shown, named=bool(kind or time))
         if not day and (place is not None or kind or time) and of_kind:
             # "Book the first one", "book the pilates one", "the one at 19:00"
             # after a list of classes: that list's.
             listed = {"sessions": of_kind}
         elif "list_classes" not in results:
-            first, last = self._days_meant(day, shown, named=bool(kind or time))
             arguments: dict[str, Any] = {
                 "date_from": first.isoformat(),
                 "date_to": last.isoformat(),
@@ -215,8 +215,7 @@ class ClassIntents(Intents):
             if time is not None and place is None:
                 sessions = [s for s in sessions if _at(s, time)]
             if not sessions:
-                days = self._days_meant(day, shown, named=bool(kind or time))
-                return self._no_such_class(kind, time, days), []
+                return self._no_such_class(kind, time, first, last), []
             hers = [s for s in sessions if s.get("member_booked")]
             sessions = [s for s in sessions if not s.get("member_booked")]
             if hers and not sessions:
