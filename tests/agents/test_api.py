@@ -111,7 +111,7 @@ def test_a_message_gets_the_turns_messages(client, agent):
     assert set(messages[0]) == {"id", "role", "text", "created_at"}
     reply = messages[1]["text"]
     assert "Arroz blanco (cocido): 28 g de hidratos de carbono" in reply
-    assert "Arroz integral (cocido): 23.5 g" in reply
+    assert "Arroz integral (cocido): 23,5 g" in reply
 
 
 def test_history_after_any_message_id_is_exactly_the_later_visible_ones(client, agent):

@@ -196,3 +196,35 @@ def test_the_same_food_logged_twice_is_told_as_already_done(client, agent):
     assert reply == "Eso ya estaba hecho; no lo he repetido."
     assert MealEntry.objects.count() == 1
     assert ToolCallLog.objects.filter(status="duplicate").count() == 1
+
+
+def test_figures_are_written_with_her_languages_decimal_mark(client, agent):
+    """A Spanish-speaking member read "150.5 g" and "2.7 g": the demo model now
+    writes a tool's figures with a decimal comma in Spanish, and the removal it
+    suggests in those words finds the entry."""
+    started = member_conversation(client, agent)
+
+    logged = reply_to(send(client, started, "Añade 150,5 g de arroz blanco a mi cena"))
+    send(client, started, "Añade 50 g de plátano a mi cena")
+    listed = reply_to(send(client, started, "¿Qué he comido hoy?"))
+    asked = reply_to(send(client, started, "Quita la cena"))
+
+    assert logged.startswith("Anotado: 150,5 g de Arroz blanco (cocido) en la cena")
+    assert "- Cena: Arroz blanco (cocido), 150,5 g (" in listed
+    assert asked.endswith("«quita 50 g de Plátano de la cena».")
+    assert "Arroz blanco (cocido) 150,5 g (Cena)" in asked
+    assert MealEntry.objects.count() == 2
+
+    send(client, started, "Quita 150,5 g de Arroz blanco de la cena")
+
+    assert [e.food.name for e in MealEntry.objects.all()] == ["Plátano"]
+
+
+def test_an_english_speaking_member_reads_a_decimal_point(client, agent):
+    started = start(client, agent, identity_token=identity(agent, sub="socio-1003"))
+
+    logged = reply_to(send(client, started, "Add 150.5 g of white rice to my dinner"))
+    listed = reply_to(send(client, started, "What did I eat today?"))
+
+    assert logged.startswith("Logged: 150.5 g of Arroz blanco (cocido) for dinner")
+    assert "- Dinner: Arroz blanco (cocido), 150.5 g (" in listed

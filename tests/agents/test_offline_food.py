@@ -163,8 +163,8 @@ def test_a_food_named_with_more_words_gives_that_food_only(client, agent):
     )
 
     assert reply == (
-        "Según el catálogo del gimnasio:\n- Arroz integral (cocido): 23.5 g de "
-        "hidratos de carbono, 2.6 g de proteínas, 0.9 g de grasas y 112 kcal por "
+        "Según el catálogo del gimnasio:\n- Arroz integral (cocido): 23,5 g de "
+        "hidratos de carbono, 2,6 g de proteínas, 0,9 g de grasas y 112 kcal por "
         "100 g."
     )
     assert ToolCallLog.objects.get().arguments == {"query": "arroz integral"}
@@ -182,7 +182,7 @@ def test_a_food_no_name_has_every_word_of_is_looked_for_word_by_word(client, age
     assert reply == (
         "El catálogo del gimnasio no tiene «pollo asado»; con «pollo» tiene:\n"
         "- Pechuga de pollo a la plancha: 0 g de hidratos de carbono, 31 g de "
-        "proteínas, 3.6 g de grasas y 165 kcal por 100 g."
+        "proteínas, 3,6 g de grasas y 165 kcal por 100 g."
     )
     assert [log.arguments for log in ToolCallLog.objects.order_by("created_at")] == [
         {"query": "pollo asado"},

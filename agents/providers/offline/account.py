@@ -153,15 +153,15 @@ class AccountIntents(Intents):
         if result.get("status") == "ok":
             refund = result["refund"]
             return self._t(
-                f"Devolución hecha: {refund['amount']} {refund['currency']}.",
-                f"Refund made: {refund['amount']} {refund['currency']}.",
+                f"Devolución hecha: {self._n(refund['amount'])} {refund['currency']}.",
+                f"Refund made: {self._n(refund['amount'])} {refund['currency']}.",
             ), []
         return self._failure(result), []
 
     def _which_payment(self, payments: list[dict[str, Any]]) -> str:
         """Several payments could be meant: which one, and how to say it."""
         listed = ", ".join(
-            f"{p['description'] or p['payment_id']} ({p['date']}, {p['refundable']} "
+            f"{p['description'] or p['payment_id']} ({p['date']}, {self._n(p['refundable'])} "
             f"{p['currency']})"
             for p in payments[:5]
         )

@@ -33,6 +33,12 @@ class Intents:
     def _t(self, spanish: str, english: str) -> str:
         return spanish if self.language == "es" else english
 
+    def _n(self, figure: Any) -> str:
+        """A figure a tool returned, written as the member writes it: "2,7" in
+        Spanish, "2.7" in English. The figure itself is never changed."""
+        written = str(figure)
+        return written.replace(".", ",") if self.language == "es" else written
+
     def _meal(self, meal: str, *, in_a_sentence: bool = False) -> str:
         """A meal in the member's language: "la comida" in a sentence, "Comida"
         heading a line."""

@@ -61,12 +61,12 @@ class NutritionIntents(Intents):
             per = food["per_100g"]
             lines.append(
                 self._t(
-                    f"- {food['name']}: {per['carbohydrates_g']} g de hidratos de carbono, "
-                    f"{per['protein_g']} g de proteínas, {per['fat_g']} g de grasas y "
-                    f"{per['kcal']} kcal por 100 g.",
-                    f"- {food['name']}: {per['carbohydrates_g']} g of carbohydrates, "
-                    f"{per['protein_g']} g of protein, {per['fat_g']} g of fat and "
-                    f"{per['kcal']} kcal per 100 g.",
+                    f"- {food['name']}: {self._n(per['carbohydrates_g'])} g de hidratos de carbono, "
+                    f"{self._n(per['protein_g'])} g de proteínas, {self._n(per['fat_g'])} g de grasas y "
+                    f"{self._n(per['kcal'])} kcal por 100 g.",
+                    f"- {food['name']}: {self._n(per['carbohydrates_g'])} g of carbohydrates, "
+                    f"{self._n(per['protein_g'])} g of protein, {self._n(per['fat_g'])} g of fat and "
+                    f"{self._n(per['kcal'])} kcal per 100 g.",
                 )
             )
         head = self._t(
@@ -117,17 +117,17 @@ class NutritionIntents(Intents):
         if result.get("status") != "ok":
             return self._failure(result), []
         lines = [
-            f"- {self._meal(e['meal'])}: {e['food']}, {e['grams']} g ({e['kcal']} kcal)"
+            f"- {self._meal(e['meal'])}: {e['food']}, {self._n(e['grams'])} g ({self._n(e['kcal'])} kcal)"
             for e in result["entries"]
         ]
         totals = result["totals"]
         # With the calories, the nutrients she asked about ("¿y de proteínas?").
         asked = [
-            f"{totals[key]} g " + self._t(f"de {spanish}", f"of {english}")
+            f"{self._n(totals[key])} g " + self._t(f"de {spanish}", f"of {english}")
             for words, spanish, english, key in NUTRIENTS
             if has(said, *words)
         ]
-        total = ", ".join([f"{totals['kcal']} kcal", *asked])
+        total = ", ".join([f"{self._n(totals['kcal'])} kcal", *asked])
         return (
             self._t(
                 f"Tu diario del {result['date']}:", f"Your diary for {result['date']}:"
@@ -192,9 +192,9 @@ class NutritionIntents(Intents):
             removed = result["removed"]
             of_meal = self._of_meal(removed["meal"])
             return self._t(
-                f"Quitado: {removed['grams']} g de {removed['food']} {of_meal} "
+                f"Quitado: {self._n(removed['grams'])} g de {removed['food']} {of_meal} "
                 f"del {removed['date']}.",
-                f"Removed: {removed['grams']} g of {removed['food']} from {of_meal} "
+                f"Removed: {self._n(removed['grams'])} g of {removed['food']} from {of_meal} "
                 f"on {removed['date']}.",
             ), []
         return self._failure(result), []
@@ -276,9 +276,9 @@ class NutritionIntents(Intents):
             entry = result["entry"]
             meal = self._meal(entry["meal"], in_a_sentence=True)
             return self._t(
-                f"Anotado: {entry['grams']} g de {entry['food']} en {meal} "
+                f"Anotado: {self._n(entry['grams'])} g de {entry['food']} en {meal} "
                 f"del {entry['date']}.",
-                f"Logged: {entry['grams']} g of {entry['food']} for {meal} "
+                f"Logged: {self._n(entry['grams'])} g of {entry['food']} for {meal} "
                 f"on {entry['date']}.",
             ), []
         undone = undone_since("add_food_to_meal", result, earlier)
@@ -288,15 +288,15 @@ class NutritionIntents(Intents):
         """Several entries of the diary could be meant: which one, and how to say
         it."""
         listed = ", ".join(
-            f"{e['food']} {e['grams']} g ({self._meal(e['meal'])})" for e in entries[:5]
+            f"{e['food']} {self._n(e['grams'])} g ({self._meal(e['meal'])})" for e in entries[:5]
         )
         last = entries[-1]
         of_meal = self._of_meal(last["meal"])
         return self._t(
             f"Hay varias en tu diario: {listed}. ¿Cuál quito? Dímelo con sus gramos, "
-            f"por ejemplo: «quita {last['grams']} g de {last['food']} {of_meal}».",
+            f"por ejemplo: «quita {self._n(last['grams'])} g de {last['food']} {of_meal}».",
             f"Your diary has several: {listed}. Which one shall I remove? Tell me "
-            f'its grams, for example: "remove {last["grams"]} g of {last["food"]} '
+            f'its grams, for example: "remove {self._n(last["grams"])} g of {last["food"]} '
             f'from {of_meal}".',
         )
 
