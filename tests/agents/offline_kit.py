@@ -22,9 +22,12 @@ def reply_to(response) -> str:
 LATER = 20
 
 
-def classes_on_a_later_day(agent, *kinds: str) -> tuple[str, list[ClassSession]]:
-    """Sessions of ``kinds`` in that order, from 08:00 on, on a day of their own."""
-    day = business_today(business=agent.business) + datetime.timedelta(days=LATER)
+def classes_on_a_later_day(
+    agent, *kinds: str, later: int = LATER
+) -> tuple[str, list[ClassSession]]:
+    """Sessions of ``kinds`` in that order, from 08:00 on, on a day of their own
+    (``later`` days from today, past the demo's schedule)."""
+    day = business_today(business=agent.business) + datetime.timedelta(days=later)
     sessions = []
     for hour, kind in enumerate(kinds, start=8):
         starts = datetime.datetime.combine(

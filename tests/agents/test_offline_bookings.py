@@ -9,8 +9,10 @@ import datetime
 import pytest
 
 from gymnasia.classes.models import Booking, ClassSession, ClassType
+from gymnasia.gyms.selectors import business_today
 from tests.agents.api_client import send
 from tests.agents.offline_kit import (
+    LATER,
     classes_on_a_later_day,
     member_conversation,
     reply_to,
@@ -57,6 +59,61 @@ def test_asking_about_bookings_with_none_says_so(client, agent):
 
     assert reply == "No tienes ninguna reserva de clases por venir."
     assert not Booking.objects.exists()
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "¿Qué tengo el {day}?",
+        "What do I have on {day}?",
+        "¿Tengo clase el {day}?",
+        "Do I have a class on {day}?",
+    ],
+)
+def test_asking_what_she_has_on_a_day_lists_that_days_bookings(client, agent, question):
+    """ "¿Qué tengo mañana?" got the list of what the assistant can do, and "Do I
+    have a class tomorrow?" listed her bookings of every day."""
+    day, _ = classes_on_a_later_day(agent, "Yoga")
+    other_day, _ = classes_on_a_later_day(agent, "Pilates", later=LATER + 1)
+    started = member_conversation(client, agent)
+    for booked in (day, other_day):
+        send(client, started, f"¿Qué clases hay el {booked}?")
+        send(client, started, "Reserva la primera")
+    assert Booking.objects.count() == 2
+
+    reply = reply_to(send(client, started, question.format(day=day)))
+
+    # She talks in Spanish (her language, whatever words she uses).
+    assert reply == f"Tus reservas:\n- Yoga {day} 08:00 (Sala 1)"
+    assert Booking.objects.count() == 2
+    asked = ToolCallLog.objects.order_by("created_at").last()
+    assert asked.tool_name == "list_my_bookings"
+
+
+def test_a_day_with_no_booking_of_hers_is_said_so(client, agent):
+    started = with_one_booking(client, agent)
+    free_day = (
+        business_today(business=agent.business) + datetime.timedelta(days=LATER + 2)
+    ).isoformat()
+
+    asked = reply_to(send(client, started, f"¿Qué tengo el {free_day}?"))
+    asked_in_english = reply_to(
+        send(client, started, f"Do I have a class on {free_day}?")
+    )
+
+    assert asked == f"No tienes ninguna clase reservada el {free_day}."
+    assert asked_in_english == asked
+
+
+def test_what_she_has_in_her_diary_on_a_day_is_still_her_diary(client, agent):
+    started = member_conversation(client, agent)
+    send(client, started, "Añade 150 g de arroz blanco a mi comida")
+
+    reply = reply_to(send(client, started, "¿Qué tengo hoy en el diario?"))
+
+    assert reply.startswith("Tu diario del ")
+    asked = ToolCallLog.objects.order_by("created_at").last()
+    assert asked.tool_name == "get_meal_diary"
 
 
 def test_cancel_that_booking_cancels_the_one_just_made(client, agent):

@@ -26,6 +26,10 @@ from gymnasia.text import fold
 CLASSES_SHOWN = 12
 #: "What is on" a day, as members type it.
 WHATS_ON = ("que hay", "what's on", "whats on", "what is on")
+#: "What do I have" on a day, as members ask of their own day at the gym.
+WHATS_MINE = ("que tengo", "what do i have", "what have i got", "what's on for me")
+#: Words of her meal diary, which "¿qué tengo hoy?" is not about.
+DIARY_WORDS = ("diario", "comi", "diary", "meal", "food", "eat", "i ate")
 #: Words that take a booking away ("bórrame de la clase de spinning").
 CANCEL_WORDS = ("cancela", "anula", "desapunta", "cancel", *TAKE_AWAY)
 
@@ -410,13 +414,22 @@ class ClassIntents(Intents):
 
     def _bookings(self, said: str, results: dict[str, Any], offered: set[str]) -> Any:
         """The member's bookings, asked about ("¿qué tengo reservado?"): a question,
-        never a request to book."""
+        never a request to book. With a day named ("¿qué tengo mañana?", "do I
+        have a class on Friday?"), that day's."""
+        day = day_named(said, self.today)
         asks = (
             has(said, "mis reserva", "my booking", "reservad", "booked", "did i book")
             or (has(said, "tengo", "have") and has(said, "reserva", "booking"))
             # "¿Qué clases tengo?", "Do I have a class tomorrow?": hers, not the
             # gym's ("What classes do you have?").
             or (has(said, "tengo", "do i have") and has(said, "clase", "class"))
+            # "¿Qué tengo mañana?": her day at the gym, unless she asks of her
+            # diary ("¿qué tengo en el diario hoy?").
+            or (
+                day is not None
+                and has(said, *WHATS_MINE)
+                and not has(said, *DIARY_WORDS)
+            )
         )
         if not asks:
             return None
@@ -425,14 +438,22 @@ class ClassIntents(Intents):
                 "list_my_bookings", {}
             )
         result = results["list_my_bookings"][-1]
-        if result.get("status") == "no_results":
+        if result.get("status") not in ("ok", "no_results"):
+            return self._failure(result), []
+        bookings = result.get("bookings", [])
+        if day is not None:
+            bookings = [b for b in bookings if _when(b)[:10] == day.isoformat()]
+            if not bookings:
+                return self._t(
+                    f"No tienes ninguna clase reservada el {day.isoformat()}.",
+                    f"You have no class booked on {day.isoformat()}.",
+                ), []
+        if not bookings:
             return self._t(
                 "No tienes ninguna reserva de clases por venir.",
                 "You have no bookings of classes to come.",
             ), []
-        if result.get("status") != "ok":
-            return self._failure(result), []
-        lines = [f"- {b['class']} {_when(b)} ({b['room']})" for b in result["bookings"]]
+        lines = [f"- {b['class']} {_when(b)} ({b['room']})" for b in bookings]
         return self._t("Tus reservas:", "Your bookings:") + "\n" + "\n".join(lines), []
 
 

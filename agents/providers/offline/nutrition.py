@@ -288,7 +288,8 @@ class NutritionIntents(Intents):
         """Several entries of the diary could be meant: which one, and how to say
         it."""
         listed = ", ".join(
-            f"{e['food']} {self._n(e['grams'])} g ({self._meal(e['meal'])})" for e in entries[:5]
+            f"{e['food']} {self._n(e['grams'])} g ({self._meal(e['meal'])})"
+            for e in entries[:5]
         )
         last = entries[-1]
         of_meal = self._of_meal(last["meal"])
