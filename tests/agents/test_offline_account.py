@@ -136,6 +136,46 @@ def test_a_freeze_asked_for_is_named_as_waiting_not_as_none(client, agent):
 
 
 @pytest.mark.parametrize(
+    "asked",
+    [
+        "¿Han aprobado mi congelación?",
+        "¿Cómo va mi solicitud?",
+        "¿Qué pasa con mi petición?",
+        "Is my freeze approved?",
+        "What's the status of my request?",
+    ],
+)
+def test_how_her_request_stands_is_answered_never_a_new_request(client, agent, asked):
+    """ "¿Han aprobado mi congelación?" asked her for the days of a new freeze,
+    and "¿Cómo va mi solicitud?" got the list of what the assistant can do."""
+    started = member_conversation(client, agent)
+    year = business_today(business=agent.business).year + 1
+    send(client, started, f"Congela mi cuota del {year}-03-01 al {year}-03-10")
+    assert PendingAction.objects.count() == 1
+
+    reply = reply_to(send(client, started, asked))
+
+    assert reply.endswith(
+        " Congelaciones que esperan la aprobación del equipo: "
+        f"del {year}-03-01 al {year}-03-10."
+    )
+    assert PendingAction.objects.count() == 1
+    assert ToolCallLog.objects.filter(tool_name="freeze_membership").count() == 1
+
+
+def test_how_her_request_stands_with_none_waiting_says_so(client, agent):
+    started = member_conversation(client, agent)
+
+    reply = reply_to(send(client, started, "¿Cómo va mi solicitud?"))
+
+    assert reply.startswith("Tu cuota «Cuota mensual» está activa")
+    assert reply.endswith(
+        " No tienes ninguna solicitud esperando la aprobación del equipo."
+    )
+    assert not PendingAction.objects.exists()
+
+
+@pytest.mark.parametrize(
     "said",
     [
         "Cancela la solicitud de congelación",

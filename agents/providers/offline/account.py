@@ -31,11 +31,37 @@ UNDO = (
 )
 
 
+#: Words that ask how a request stands ("¿han aprobado mi congelación?").
+HOW_IT_STANDS = (
+    "aprobad",
+    "aprueba",
+    "como va",
+    "estado",
+    "novedad",
+    "que pasa",
+    "que ha pasado",
+    "revisad",
+    "approv",
+    "how is",
+    "how's",
+    "status",
+    "news",
+    "what happened",
+    "reviewed",
+)
+
+
 class AccountIntents(Intents):
     def _membership(self, said: str, results: dict[str, Any], offered: set[str]) -> Any:
+        # "¿Cómo va mi solicitud?": the requests she can make here wait on her
+        # membership (a freeze), which lists them.
+        asks_requests = has(said, "solicitud", "peticion", "request") and has(
+            said, *HOW_IT_STANDS
+        )
         if not (
             has(said, "cuota", "membresia", "abono", "membership")
             or _asks_about_freezes(said)
+            or asks_requests
         ):
             return None
         if "get_membership" not in results:
@@ -58,6 +84,11 @@ class AccountIntents(Intents):
             answer += self._t(f" Congelaciones: {periods}.", f" Freezes: {periods}.")
         elif _asks_about_freezes(said) and not requested:
             answer += self._t(" No tiene ninguna congelación.", " It has no freeze.")
+        if asks_requests and not requested:
+            answer += self._t(
+                " No tienes ninguna solicitud esperando la aprobación del equipo.",
+                " You have no request waiting for the staff's approval.",
+            )
         if requested:
             periods = self._periods(requested)
             answer += self._t(
@@ -222,6 +253,7 @@ def _asks_about_freezes(said: str) -> bool:
         "is it",
         "are there",
         "any ",
+        *HOW_IT_STANDS,
     )
 
 
