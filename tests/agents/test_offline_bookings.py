@@ -172,7 +172,18 @@ def test_cancel_all_cancels_none_and_says_how(client, agent, text):
     assert Booking.objects.filter(status="confirmed").count() == 2
 
 
-@pytest.mark.parametrize("text", ["Cambia mi reserva al jueves", "Move my booking"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Cambia mi reserva al jueves",
+        "Move my booking",
+        # The booking just made, pointed at (these got the list of what the
+        # assistant can do).
+        "Cámbiala a la de las 7:30",
+        "Actually, move it to the 7:30 one",
+        "Switch it to Thursday",
+    ],
+)
 def test_a_booking_to_move_is_explained_not_half_done(client, agent, text):
     """Moving is a cancellation and a booking; the demo model makes neither alone."""
     started = with_one_booking(client, agent)

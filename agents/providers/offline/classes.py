@@ -5,6 +5,7 @@ and cancelling one."""
 from __future__ import annotations
 
 import datetime
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -399,8 +400,14 @@ class ClassIntents(Intents):
         """A booking to move: two changes, a cancellation and a booking, which the
         demo model never makes half of; it says how to ask for both."""
         if not (
-            has(said, "cambia", "mueve", "change", "move", "reschedul")
-            and has(said, "reserva", "clase", "booking", "class")
+            has(said, "cambia", "mueve", "change", "move", "switch", "reschedul")
+            and (
+                has(said, "reserva", "clase", "booking", "class")
+                # "Cámbiala a la de las 7:30", "move it to the 7:30 one": the
+                # booking just talked about.
+                or re.search(r"\b(cambia|mueve)(la|mela)\b", said)
+                or re.search(r"\b(change|move|switch) (it|that)\b", said)
+            )
         ):
             return None
         return self._t(
