@@ -211,6 +211,56 @@ def test_a_food_without_grams_is_asked_for_them(client, agent):
     assert not ToolCallLog.objects.exists()
 
 
+@pytest.mark.parametrize(
+    ("said", "meal"),
+    [
+        ("Pon 100 g de avena en el desayuno de mañana", "breakfast"),
+        ("Mete 100 g de avena en mi desayuno de mañana", "breakfast"),
+        ("Put 100 g of oats in tomorrow's breakfast", "breakfast"),
+        ("Mañana desayuné 100 g de avena", "breakfast"),
+        ("Mañana he cenado 100 g de avena", "dinner"),
+    ],
+)
+def test_a_food_put_in_a_meal_or_eaten_at_one_is_logged(client, agent, said, meal):
+    """ "Pon 100 g de avena en el desayuno" got the list of what the assistant can
+    do; a meal said by its verb ("he cenado") is that meal."""
+    started = member_conversation(client, agent)
+
+    reply = reply_to(send(client, started, said))
+
+    entry = MealEntry.objects.get()
+    tomorrow = business_today(business=agent.business) + datetime.timedelta(days=1)
+    assert (entry.food.name, entry.grams, entry.meal, entry.date) == (
+        "Copos de avena",
+        100,
+        meal,
+        tomorrow,
+    )
+    assert reply.startswith("Anotado: 100 g de Copos de avena en ")
+
+
+@pytest.mark.parametrize("said", ["He desayunado 2 huevos", "Anoche cené una manzana"])
+def test_a_meal_eaten_without_grams_is_asked_for_them(client, agent, said):
+    started = member_conversation(client, agent)
+
+    reply = reply_to(send(client, started, said))
+
+    assert reply.startswith("¿Cuántos gramos?")
+    assert not ToolCallLog.objects.exists()
+
+
+@pytest.mark.parametrize("said", ["¿Qué pone en mi desayuno?", "¿Qué he desayunado?"])
+def test_what_is_in_a_meal_asked_is_never_a_food_to_log(client, agent, said):
+    started = member_conversation(client, agent)
+    send(client, started, "Añade 100 g de avena a mi desayuno")
+
+    reply = reply_to(send(client, started, said))
+
+    assert reply.startswith("Tu diario del ")
+    assert "- Desayuno: Copos de avena, 100 g (" in reply
+    assert MealEntry.objects.count() == 1
+
+
 def test_kilos_are_logged_as_grams(client, agent):
     started = member_conversation(client, agent)
 

@@ -20,9 +20,14 @@ from agents.providers.offline.words import (
     food_words,
     grams_of,
     has,
+    meal_eaten,
 )
 from gymnasia.text import fold
 
+#: Words that ask to log a food: these start one ("apúntame"), and these are one
+#: ("pon", never "¿qué pone?").
+LOG_STARTS = ("anade", "apunta", "anota", "registra", "add", "log")
+LOG_WORDS = re.compile(r"\b(pon|ponme|ponlo|mete|meteme|metelo|put|record)\b")
 #: Words of a removal that name no food.
 REMOVAL_WORDS = (*TAKE_AWAY, "diario", "diary", "from")
 
@@ -91,17 +96,27 @@ class NutritionIntents(Intents):
     ) -> Any:
         """A day's diary; ``again``: asked just before, now for the day named (or
         ``day``, the day asked about before)."""
-        if not again and not has(
-            said,
-            "diario",
-            "he comido",
-            "que comi",
-            "llevo",
-            "he tomado",
-            "diary",
-            "did i eat",
-            "have i eaten",
-            "have i had",
+        # "¿Qué he cenado?", "¿qué desayuné ayer?", "what's in my breakfast?":
+        # that meal's day.
+        of_a_meal = _asks_what(said) and (
+            meal_eaten(said) is not None
+            or re.search(rf"\b(mi|my) ({'|'.join(MEALS)})\b", said) is not None
+        )
+        if (
+            not again
+            and not of_a_meal
+            and not has(
+                said,
+                "diario",
+                "he comido",
+                "que comi",
+                "llevo",
+                "he tomado",
+                "diary",
+                "did i eat",
+                "have i eaten",
+                "have i had",
+            )
         ):
             return None
         if "get_meal_diary" not in results:
@@ -210,12 +225,16 @@ class NutritionIntents(Intents):
         """A food logged; ``like``: the arguments of the food logged just before,
         of which this goes on ("y 200 g de arroz": the same meal and day)."""
         grams = GRAMS.search(said)
-        # "He comido 200 g de arroz", "I ate 200 g of rice": eaten, so logged.
-        eaten = grams and re.search(r"\b(comi|he comido|ate|i had|i ve had)\b", said)
-        if not (has(said, "anade", "apunta", "anota", "add", "log") or eaten or like):
+        # "He comido 200 g de arroz", "I ate 200 g of rice", "he cenado 2
+        # huevos": eaten, so logged; "¿qué he cenado?" asks of her diary.
+        by_verb = None if _asks_what(said) else meal_eaten(said)
+        eaten = by_verb or (
+            grams and re.search(r"\b(comi|he comido|ate|i had|i ve had)\b", said)
+        )
+        if not (has(said, *LOG_STARTS) or LOG_WORDS.search(said) or eaten or like):
             return None
         if not grams:
-            if not any(has(said, meal) for meal in MEALS):
+            if not (by_verb or any(has(said, meal) for meal in MEALS)):
                 return None
             return self._t(
                 "¿Cuántos gramos? Por ejemplo: «añade 150 g de manzana a mi merienda».",
@@ -225,7 +244,7 @@ class NutritionIntents(Intents):
         if not words:
             return None
         meal = next((MEALS[w] for w in MEALS if has(said, w)), None)
-        meal = meal or (like or {}).get("meal")
+        meal = meal or by_verb or (like or {}).get("meal")
         if meal is None:  # never a guess: the member says which meal
             amount, named = grams.group(0), " ".join(words)
             return self._unavailable("add_food_to_meal", offered) or (
@@ -322,3 +341,8 @@ def _named(foods: list[dict[str, Any]], words: list[str]) -> list[dict[str, Any]
     or all of those the catalog found when no name has them (an English alias)."""
     named = [f for f in foods if all(has(fold(f["name"]), word) for word in words)]
     return named or foods
+
+
+def _asks_what(said: str) -> bool:
+    """Whether a (folded) message asks what ("¿qué he cenado?")."""
+    return re.match(r"\W*(que|what)\b", said) is not None

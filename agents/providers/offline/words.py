@@ -21,6 +21,17 @@ MEALS = {
     "merienda": "snack",
     "snack": "snack",
 }
+#: Verbs that say which meal was eaten ("he desayunado", "cené"), folded.
+MEAL_VERBS = {
+    "desayune": "breakfast",
+    "desayunado": "breakfast",
+    "almorce": "lunch",
+    "almorzado": "lunch",
+    "cene": "dinner",
+    "cenado": "dinner",
+    "merende": "snack",
+    "merendado": "snack",
+}
 #: Each meal as the demo model says it: Spanish with its article, and English.
 MEAL_WORDS = {
     "breakfast": ("el desayuno", "breakfast"),
@@ -286,6 +297,15 @@ def food_words(said: str) -> list[str]:
         and w not in DAY_WORDS
         and w not in LINKING_WORDS
     ]
+
+
+def meal_eaten(said: str) -> str | None:
+    """The meal a (folded) message says was eaten by its verb ("he cenado"), if
+    any."""
+    return next(
+        (meal for verb, meal in MEAL_VERBS.items() if re.search(rf"\b{verb}\b", said)),
+        None,
+    )
 
 
 def day_of(arguments: Mapping[str, Any] | None) -> datetime.date | None:
