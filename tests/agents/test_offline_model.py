@@ -9,7 +9,7 @@ import pytest
 
 from gymnasia.classes.models import Booking
 from gymnasia.gyms.selectors import business_today
-from tests.agents.api_client import send, start
+from tests.agents.api_client import identity, send, start
 from tests.agents.offline_kit import (
     classes_on_a_later_day,
     member_conversation,
@@ -102,6 +102,25 @@ def test_thanks_are_answered(client, agent):
 
 
 @pytest.mark.parametrize(
+    ("said", "sub", "greeted"),
+    [
+        ("Hola", "socio-1001", "¡Hola! Puedo ayudarte con "),
+        ("Buenos días", "socio-1001", "¡Hola! Puedo ayudarte con "),
+        ("Good morning!", "socio-1003", "Hello! I can help you with "),
+    ],
+)
+def test_a_greeting_is_greeted_back_with_what_it_can_help_with(
+    client, agent, said, sub, greeted
+):
+    started = start(client, agent, identity_token=identity(agent, sub=sub))
+
+    reply = reply_to(send(client, started, said))
+
+    assert reply.startswith(greeted)
+    assert not ToolCallLog.objects.exists()
+
+
+@pytest.mark.parametrize(
     "asked", ["Quiero hablar con alguien", "Can I talk to someone?"]
 )
 def test_a_visitor_asking_for_someone_is_handed_to_staff(client, agent, asked):
@@ -163,12 +182,12 @@ def test_what_it_can_help_with_is_what_this_conversation_offers(client, agent):
     without = reply_to(send(client, member_conversation(client, agent), "hola"))
 
     assert member == (
-        "Puedo ayudarte con los nutrientes de los alimentos del gimnasio, tu diario "
+        "¡Hola! Puedo ayudarte con los nutrientes de los alimentos del gimnasio, tu diario "
         "de comidas, las clases, tus reservas y tu cuota. También puedo pasarte con "
         "una persona del equipo. ¿Qué necesitas?"
     )
     assert visitor == (
-        "Puedo ayudarte con los nutrientes de los alimentos del gimnasio y las "
+        "¡Hola! Puedo ayudarte con los nutrientes de los alimentos del gimnasio y las "
         "clases. También puedo pasarte con una persona del equipo. ¿Qué necesitas?"
     )
     assert "tu cuota" not in without and "tus reservas" in without

@@ -66,6 +66,12 @@ TOPICS = (
 )
 
 
+#: A message that opens with a greeting ("hola", "buenos días", "good morning").
+GREETING = re.compile(
+    r"\W*(hola|buenas|buenos dias|hi|hello|hey|good (morning|afternoon|evening))\b"
+)
+
+
 class OfflineProvider(AccountIntents, ClassIntents, NutritionIntents):
     """A scripted model that answers from tool results, in ``language``."""
 
@@ -120,7 +126,10 @@ class OfflineProvider(AccountIntents, ClassIntents, NutritionIntents):
             return self._t(
                 "¡De nada! ¿Algo más?", "You are welcome! Anything else?"
             ), []
-        return self._what_i_can_do(offered), []
+        greeting = re.match(GREETING, said) is not None
+        return self._t("¡Hola! ", "Hello! ") * greeting + self._what_i_can_do(
+            offered
+        ), []
 
     def _what_i_can_do(self, offered: set[str]) -> str:
         """What the tools offered in this conversation let it help with: a visitor
