@@ -261,6 +261,33 @@ def test_what_is_in_a_meal_asked_is_never_a_food_to_log(client, agent, said):
     assert MealEntry.objects.count() == 1
 
 
+def test_grams_of_the_food_just_asked_about_log_that_food(client, agent):
+    """ "Añade 120 g a la merienda" right after asking about the banana got the
+    list of what the assistant can do."""
+    started = member_conversation(client, agent)
+    send(client, started, "¿Cuántas calorías tiene el plátano?")
+
+    reply = reply_to(send(client, started, "Añade 120 g a la merienda"))
+
+    entry = MealEntry.objects.get()
+    assert (entry.food.name, entry.grams, entry.meal) == ("Plátano", 120, "snack")
+    assert reply.startswith("Anotado: 120 g de Plátano en la merienda del ")
+
+
+def test_grams_after_several_foods_asked_about_ask_which(client, agent):
+    started = member_conversation(client, agent)
+    send(client, started, "¿Cuántas proteínas tiene el huevo?")
+
+    reply = reply_to(send(client, started, "Apunta 100 g en la cena"))
+
+    assert reply == (
+        "Hay varios en el catálogo: Clara de huevo, Huevo entero. ¿Cuál anoto? "
+        "Dímelo con su nombre, por ejemplo: «añade 100 g de Clara de huevo a la "
+        "cena»."
+    )
+    assert not MealEntry.objects.exists()
+
+
 def test_kilos_are_logged_as_grams(client, agent):
     started = member_conversation(client, agent)
 

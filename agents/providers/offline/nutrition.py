@@ -242,7 +242,15 @@ class NutritionIntents(Intents):
             ), []
         words = food_words(said[grams.end() :])
         if not words:
-            return None
+            # "Añade 120 g a la merienda" right after asking about a food: the
+            # words of that food's name (of every food found: she is then asked
+            # which).
+            asked = earlier.get("search_foods", {})
+            foods = asked.get("foods", []) if asked.get("status") == "ok" else []
+            names = [food_words(fold(food["name"])) for food in foods]
+            words = [w for w in names[0] if all(w in n for n in names)] if names else []
+            if not words:
+                return None
         meal = next((MEALS[w] for w in MEALS if has(said, w)), None)
         meal = meal or by_verb or (like or {}).get("meal")
         if meal is None:  # never a guess: the member says which meal
