@@ -90,6 +90,31 @@ def test_asking_what_she_has_on_a_day_lists_that_days_bookings(client, agent, qu
     assert asked.tool_name == "list_my_bookings"
 
 
+@pytest.mark.parametrize(
+    ("asked", "answer"),
+    [
+        (
+            "¿Cuál es mi próxima clase?",
+            "Tu próxima clase: Yoga el {day} 08:00 en Sala 1.",
+        ),
+        ("When is my next class?", "Tu próxima clase: Yoga el {day} 08:00 en Sala 1."),
+    ],
+)
+def test_her_next_class_is_the_soonest_of_her_bookings(client, agent, asked, answer):
+    """ "¿Cuál es mi próxima clase?" listed the gym's classes."""
+    day, _ = classes_on_a_later_day(agent, "Yoga")
+    other_day, _ = classes_on_a_later_day(agent, "Pilates", later=LATER + 1)
+    started = member_conversation(client, agent)
+    for booked in (other_day, day):  # the later one first
+        send(client, started, f"¿Qué clases hay el {booked}?")
+        send(client, started, "Reserva la primera")
+
+    reply = reply_to(send(client, started, asked))
+
+    assert reply == answer.format(day=day)
+    assert Booking.objects.count() == 2
+
+
 def test_a_day_with_no_booking_of_hers_is_said_so(client, agent):
     started = with_one_booking(client, agent)
     free_day = (

@@ -12,6 +12,7 @@ from gymnasia.classes.models import Booking, ClassSession, ClassType
 from gymnasia.gyms.models import Member
 from tests.agents.api_client import identity, send, start
 from tests.agents.offline_kit import (
+    LATER,
     classes_on_a_later_day,
     member_conversation,
     reply_to,
@@ -345,3 +346,19 @@ def test_food_put_down_for_a_meal_is_not_a_booking(client, agent):
 
     assert reply.startswith("Anotado: 200 g de Pechuga de pollo a la plancha en la ")
     assert not ToolCallLog.objects.filter(tool_name="list_classes").exists()
+
+
+def test_a_day_said_after_a_list_of_one_kind_books_that_kind_that_day(client, agent):
+    """ "Reserva la del miércoles" after a list of spinning classes asked which of
+    all Wednesday's classes she meant."""
+    day, _ = classes_on_a_later_day(agent, "Spinning")
+    other_day, sessions = classes_on_a_later_day(
+        agent, "Pilates", "Spinning", later=LATER + 1
+    )
+    started = member_conversation(client, agent)
+    send(client, started, f"¿Qué clases de spinning hay el {day}?")
+
+    reply = reply_to(send(client, started, f"Reserva la del {other_day}"))
+
+    assert reply == f"Reserva confirmada: Spinning el {other_day} 09:00 en Sala 1."
+    assert Booking.objects.get().session_id == sessions[1].pk

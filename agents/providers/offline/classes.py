@@ -157,10 +157,16 @@ class ClassIntents(Intents):
             return None
         if GRAMS.search(said) or any(has(said, meal) for meal in MEALS):
             return None  # "apúntame 200 g de pollo en la comida": the diary's
+        shown = earlier.get("list_classes", {}).get("sessions", [])[:CLASSES_SHOWN]
         kind = kind_named(said)
         day = day_named(said, self.today)
         place = ordinal_named(said)
         time = time_named(said)
+        kinds_shown = {fold(s["class"]) for s in shown}
+        if day and not kind and len(kinds_shown) == 1:
+            # "Reserva la del miércoles" after a list of spinning classes: the
+            # spinning class of that day, not any class of it.
+            [kind] = kinds_shown
         if asks_how(said) and not (day or kind or place is not None):
             return self._t(
                 "Sí: dime qué clase y qué día (por ejemplo, «reserva spinning el "
@@ -178,7 +184,6 @@ class ClassIntents(Intents):
                 ),
                 [],
             )
-        shown = earlier.get("list_classes", {}).get("sessions", [])[:CLASSES_SHOWN]
         if place is not None and not (day or kind or shown):
             # "Book the first one" with no list shown: the first of what?
             return self._unavailable("book_class", offered) or (
@@ -424,6 +429,8 @@ class ClassIntents(Intents):
         never a request to book. With a day named ("¿qué tengo mañana?", "do I
         have a class on Friday?"), that day's."""
         day = day_named(said, self.today)
+        # "¿Cuál es mi próxima clase?": the first of hers to come.
+        next_one = has(said, "mi proxima", "my next")
         asks = (
             has(said, "mis reserva", "my booking", "reservad", "booked", "did i book")
             or (has(said, "tengo", "have") and has(said, "reserva", "booking"))
@@ -437,6 +444,7 @@ class ClassIntents(Intents):
                 and has(said, *WHATS_MINE)
                 and not has(said, *DIARY_WORDS)
             )
+            or next_one
         )
         if not asks:
             return None
@@ -459,6 +467,14 @@ class ClassIntents(Intents):
             return self._t(
                 "No tienes ninguna reserva de clases por venir.",
                 "You have no bookings of classes to come.",
+            ), []
+        if next_one:
+            soonest = min(bookings, key=_when)
+            return self._t(
+                f"Tu próxima clase: {soonest['class']} el {_when(soonest)} en "
+                f"{soonest['room']}.",
+                f"Your next class: {soonest['class']} on {_when(soonest)} in "
+                f"{soonest['room']}.",
             ), []
         lines = [f"- {b['class']} {_when(b)} ({b['room']})" for b in bookings]
         return self._t("Tus reservas:", "Your bookings:") + "\n" + "\n".join(lines), []
