@@ -288,6 +288,55 @@ def test_grams_after_several_foods_asked_about_ask_which(client, agent):
     assert not MealEntry.objects.exists()
 
 
+@pytest.mark.parametrize(
+    ("sub", "asked", "chosen", "food"),
+    [
+        (
+            "socio-1001",
+            "Añade 100 g de huevo a la cena de mañana",
+            "el entero",
+            "Huevo entero",
+        ),
+        (
+            "socio-1003",
+            "I had 100 g of rice for dinner tomorrow",
+            "white rice",
+            "Arroz blanco (cocido)",
+        ),
+    ],
+)
+def test_the_food_she_chooses_when_asked_which_is_logged_as_she_asked(
+    client, agent, sub, asked, chosen, food
+):
+    """Her answer to "which one shall I log?" got the list of what the assistant
+    can do: it is the food, logged with the grams, meal and day of her request."""
+    started = start(client, agent, identity_token=identity(agent, sub=sub))
+    send(client, started, asked)
+    assert not MealEntry.objects.exists()
+
+    send(client, started, chosen)
+
+    entry = MealEntry.objects.get()
+    tomorrow = business_today(business=agent.business) + datetime.timedelta(days=1)
+    assert (entry.food.name, entry.grams, entry.meal, entry.date) == (
+        food,
+        100,
+        "dinner",
+        tomorrow,
+    )
+
+
+def test_thanks_after_being_asked_which_food_logs_nothing(client, agent):
+    started = member_conversation(client, agent)
+    send(client, started, "Añade 50 g de arroz a la comida")
+
+    reply = reply_to(send(client, started, "Gracias"))
+
+    assert reply == "¡De nada! ¿Algo más?"
+    assert not MealEntry.objects.exists()
+    assert not ToolCallLog.objects.filter(tool_name="add_food_to_meal").exists()
+
+
 def test_kilos_are_logged_as_grams(client, agent):
     started = member_conversation(client, agent)
 

@@ -29,12 +29,14 @@ from agents.providers.offline.classes import ClassIntents
 from agents.providers.offline.nutrition import NutritionIntents
 from agents.providers.offline.words import (
     GRAMS,
+    MEALS,
     asks_nutrients,
     day_named,
     day_of,
     declines,
     has,
     impossible_date,
+    meal_eaten,
 )
 from gymnasia.text import fold
 from tools.types import ToolCall
@@ -86,7 +88,7 @@ class OfflineProvider(AccountIntents, ClassIntents, NutritionIntents):
         yield StepDone(text=text, tool_calls=tuple(calls))
 
     def respond(self, request: ModelRequest) -> tuple[str, list[ToolCall]]:
-        message, results, earlier, before = self._turn(request.history)
+        message, results, earlier, before, previous = self._turn(request.history)
         offered = {spec.name for spec in request.tools}
         said = fold(message)
         if not results and declines(said):
@@ -119,7 +121,7 @@ class OfflineProvider(AccountIntents, ClassIntents, NutritionIntents):
             answer = intent(said, results, offered)
             if answer is not None:
                 return answer
-        answer = self._follow_up(said, results, offered, before, earlier)
+        answer = self._follow_up(said, results, offered, before, earlier, previous)
         if answer is not None:
             return answer
         if has(said, "gracias", "thank"):
@@ -163,13 +165,18 @@ class OfflineProvider(AccountIntents, ClassIntents, NutritionIntents):
         offered: set[str],
         before: dict[str, dict[str, Any]],
         earlier: dict[str, dict[str, Any]],
+        previous: str,
     ) -> Any:
         """ "¿Y el sábado?", "¿y ayer?": the question of the turn before (the
         classes, the diary), asked again for the day named; the same kind of
         class when it goes on from it ("y …", "what about …"). "Y 200 g de
         arroz": another food for the meal just logged. "¿Cuántas calorías son?"
         after her diary: that diary's totals. "¿A qué hora es?" after a booking:
-        that class's."""
+        that class's. "El blanco" after being asked which food to log: that one,
+        logged as she asked before."""
+        answer = self._food_chosen(said, results, offered, before, earlier, previous)
+        if answer is not None:
+            return answer
         goes_on = re.match(r"\W*(y|and|what about|how about|que tal)\b", said)
         if "add_food_to_meal" in before and goes_on and GRAMS.search(said):
             return self._add_food(
@@ -195,6 +202,41 @@ class OfflineProvider(AccountIntents, ClassIntents, NutritionIntents):
             return self._diary(said, results, offered, again=True)
         return None
 
+    def _food_chosen(
+        self,
+        said: str,
+        results: dict[str, Any],
+        offered: set[str],
+        before: dict[str, dict[str, Any]],
+        earlier: dict[str, dict[str, Any]],
+        previous: str,
+    ) -> Any:
+        """Her answer ("white rice") to "which one shall I log?": the turn before
+        found several foods for grams she gave, and logged none."""
+        asked = fold(previous)
+        grams = GRAMS.search(asked)
+        found = earlier.get("search_foods", {}).get("foods", [])
+        if (
+            grams is None
+            or GRAMS.search(said)
+            or has(said, "gracias", "thank")
+            or "search_foods" not in before
+            or "add_food_to_meal" in before
+            or len(found) < 2
+        ):
+            return None
+        meal = next((MEALS[w] for w in MEALS if has(asked, w)), meal_eaten(asked))
+        if meal is None:
+            return None
+        day = day_named(asked, self.today) or self.today
+        return self._add_food(
+            f"{grams.group(0)} {said}",
+            results,
+            offered,
+            earlier,
+            like={"meal": meal, "date": day.isoformat()},
+        )
+
     def _turn(
         self, history: tuple[Any, ...]
     ) -> tuple[
@@ -202,11 +244,13 @@ class OfflineProvider(AccountIntents, ClassIntents, NutritionIntents):
         dict[str, list[dict[str, Any]]],
         dict[str, dict[str, Any]],
         dict[str, dict[str, Any]],
+        str,
     ]:
         """The member's last message, the results of this turn by tool name, the
-        last result of each tool in the turns before, and the arguments of each
-        tool the last turn before that called any called."""
-        message = ""
+        last result of each tool in the turns before, the arguments of each tool
+        the last turn before that called any called, and the member's message
+        before the last."""
+        message = previous = ""
         results: dict[str, list[dict[str, Any]]] = {}
         earlier: dict[str, dict[str, Any]] = {}
         names: dict[str, str] = {}
@@ -215,7 +259,7 @@ class OfflineProvider(AccountIntents, ClassIntents, NutritionIntents):
         for item in history:
             if isinstance(item, UserText):
                 earlier.update({name: got[-1] for name, got in results.items()})
-                message, results, names = item.text, {}, {}
+                previous, message, results, names = message, item.text, {}, {}
                 # A turn that called nothing ("gracias") leaves the subject as is.
                 before, called = called or before, {}
             elif isinstance(item, AssistantStep):
@@ -227,7 +271,7 @@ class OfflineProvider(AccountIntents, ClassIntents, NutritionIntents):
                 for result in item.results:
                     name = names.get(result.call_id, "")
                     results.setdefault(name, []).append(dict(result.payload))
-        return message, results, earlier, before
+        return message, results, earlier, before, previous
 
 
 def _arguments(arguments: Any) -> dict[str, Any]:
