@@ -362,3 +362,28 @@ def test_a_day_said_after_a_list_of_one_kind_books_that_kind_that_day(client, ag
 
     assert reply == f"Reserva confirmada: Spinning el {other_day} 09:00 en Sala 1."
     assert Booking.objects.get().session_id == sessions[1].pk
+
+
+@pytest.mark.parametrize("said", ["Apúntame", "Resérvamela", "Book me in"])
+def test_book_me_after_a_list_of_one_class_books_that_class(client, agent, said):
+    """ "Apúntame" right after «¿Hay pilates el …?» listed one class asked her
+    which class and which day."""
+    day, sessions = classes_on_a_later_day(agent, "Yoga", "Pilates")
+    started = member_conversation(client, agent)
+    send(client, started, f"¿Hay pilates el {day}?")
+
+    reply = reply_to(send(client, started, said))
+
+    assert reply == f"Reserva confirmada: Pilates el {day} 09:00 en Sala 1."
+    assert Booking.objects.get().session_id == sessions[1].pk
+
+
+def test_book_a_class_after_a_list_of_one_still_asks_which(client, agent):
+    day, _ = classes_on_a_later_day(agent, "Yoga", "Pilates")
+    started = member_conversation(client, agent)
+    send(client, started, f"¿Hay pilates el {day}?")
+
+    reply = reply_to(send(client, started, "Reserva una clase"))
+
+    assert reply.startswith("¿Qué clase y qué día?")
+    assert not Booking.objects.exists()

@@ -150,6 +150,7 @@ class ClassIntents(Intents):
         results: dict[str, Any],
         offered: set[str],
         earlier: Mapping[str, dict[str, Any]],
+        before: Mapping[str, dict[str, Any]],
     ) -> Any:
         if not has(said, "reserva", "apuntame", "inscribeme", "book", "sign me up"):
             return None
@@ -167,6 +168,15 @@ class ClassIntents(Intents):
             # "Reserva la del miércoles" after a list of spinning classes: the
             # spinning class of that day, not any class of it.
             [kind] = kinds_shown
+        if (
+            len(shown) == 1
+            and "list_classes" in before
+            and not (day or kind or place is not None or time)
+            and not has(said, "una", "otra", "a class", "another")
+        ):
+            # "Apúntame" right after a list of one class: that one ("reserva una
+            # clase" still asks which).
+            place = 0
         if asks_how(said) and not (day or kind or place is not None):
             return self._t(
                 "Sí: dime qué clase y qué día (por ejemplo, «reserva spinning el "

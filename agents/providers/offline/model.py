@@ -110,7 +110,7 @@ class OfflineProvider(AccountIntents, ClassIntents, NutritionIntents):
             partial(self._cancel, earlier=earlier, before=before),
             self._move,
             self._bookings,
-            partial(self._book, earlier=earlier),
+            partial(self._book, earlier=earlier, before=before),
             self._remove_food,
             partial(self._add_food, earlier=earlier),
             self._diary,
