@@ -249,7 +249,14 @@ def test_a_meal_eaten_without_grams_is_asked_for_them(client, agent, said):
     assert not ToolCallLog.objects.exists()
 
 
-@pytest.mark.parametrize("said", ["¿Qué pone en mi desayuno?", "¿Qué he desayunado?"])
+@pytest.mark.parametrize(
+    "said",
+    [
+        "¿Qué pone en mi desayuno?",
+        "¿Qué he desayunado?",
+        "What did I have for breakfast today?",
+    ],
+)
 def test_what_is_in_a_meal_asked_is_never_a_food_to_log(client, agent, said):
     started = member_conversation(client, agent)
     send(client, started, "Añade 100 g de avena a mi desayuno")

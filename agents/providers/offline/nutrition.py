@@ -96,11 +96,11 @@ class NutritionIntents(Intents):
     ) -> Any:
         """A day's diary; ``again``: asked just before, now for the day named (or
         ``day``, the day asked about before)."""
-        # "¿Qué he cenado?", "¿qué desayuné ayer?", "what's in my breakfast?":
-        # that meal's day.
+        # "¿Qué he cenado?", "¿qué desayuné ayer?", "what's in my breakfast?",
+        # "what did I have for breakfast?": that meal's day.
         of_a_meal = _asks_what(said) and (
             meal_eaten(said) is not None
-            or re.search(rf"\b(mi|my) ({'|'.join(MEALS)})\b", said) is not None
+            or re.search(rf"\b(mi|my|for) ({'|'.join(MEALS)})\b", said) is not None
         )
         if (
             not again
