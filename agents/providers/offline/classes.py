@@ -12,12 +12,12 @@ from typing import Any
 from agents.providers.offline.base import Intents, undone_since
 from agents.providers.offline.words import (
     GRAMS,
-    MEALS,
     TAKE_AWAY,
     asks_how,
     day_named,
     has,
     kind_named,
+    meal_named,
     ordinal_named,
     time_named,
 )
@@ -156,7 +156,7 @@ class ClassIntents(Intents):
             return None
         if has(said, *CANCEL_WORDS):
             return None
-        if GRAMS.search(said) or any(has(said, meal) for meal in MEALS):
+        if GRAMS.search(said) or meal_named(said):
             return None  # "apúntame 200 g de pollo en la comida": the diary's
         shown = earlier.get("list_classes", {}).get("sessions", [])[:CLASSES_SHOWN]
         kind = kind_named(said)

@@ -29,7 +29,6 @@ from agents.providers.offline.classes import ClassIntents
 from agents.providers.offline.nutrition import NutritionIntents
 from agents.providers.offline.words import (
     GRAMS,
-    MEALS,
     asks_nutrients,
     day_named,
     day_of,
@@ -37,6 +36,7 @@ from agents.providers.offline.words import (
     has,
     impossible_date,
     meal_eaten,
+    meal_named,
 )
 from gymnasia.text import fold
 from tools.types import ToolCall
@@ -225,7 +225,7 @@ class OfflineProvider(AccountIntents, ClassIntents, NutritionIntents):
             or len(found) < 2
         ):
             return None
-        meal = next((MEALS[w] for w in MEALS if has(asked, w)), meal_eaten(asked))
+        meal = meal_named(asked) or meal_eaten(asked)
         if meal is None:
             return None
         day = day_named(asked, self.today) or self.today

@@ -21,6 +21,7 @@ from agents.providers.offline.words import (
     grams_of,
     has,
     meal_eaten,
+    meal_named,
 )
 from gymnasia.text import fold
 
@@ -174,7 +175,7 @@ class NutritionIntents(Intents):
         words = [
             w for w in food_words(said) if len(w) > 2 and not has(w, *REMOVAL_WORDS)
         ]
-        meal = next((MEALS[w] for w in MEALS if has(said, w)), None)
+        meal = meal_named(said)
         found = {
             food["food_id"]
             for got in results.get("search_foods", [])
@@ -234,7 +235,7 @@ class NutritionIntents(Intents):
         if not (has(said, *LOG_STARTS) or LOG_WORDS.search(said) or eaten or like):
             return None
         if not grams:
-            if not (by_verb or any(has(said, meal) for meal in MEALS)):
+            if not (by_verb or meal_named(said)):
                 return None
             return self._t(
                 "¿Cuántos gramos? Por ejemplo: «añade 150 g de manzana a mi merienda».",
@@ -251,7 +252,7 @@ class NutritionIntents(Intents):
             words = [w for w in names[0] if all(w in n for n in names)] if names else []
             if not words:
                 return None
-        meal = next((MEALS[w] for w in MEALS if has(said, w)), None)
+        meal = meal_named(said)
         meal = meal or by_verb or (like or {}).get("meal")
         if meal is None:  # never a guess: the member says which meal
             amount, named = grams.group(0), " ".join(words)

@@ -299,6 +299,11 @@ def food_words(said: str) -> list[str]:
     ]
 
 
+def meal_named(said: str) -> str | None:
+    """The meal a (folded) message names ("la cena", "my breakfast"), if any."""
+    return next((MEALS[word] for word in MEALS if has(said, word)), None)
+
+
 def meal_eaten(said: str) -> str | None:
     """The meal a (folded) message says was eaten by its verb ("he cenado"), if
     any."""
