@@ -183,17 +183,17 @@ class AccountIntents(Intents):
         result = results["refund_payment"][-1]
         if result.get("status") == "ok":
             refund = result["refund"]
+            refunded = f"{self._n(refund['amount'])} {refund['currency']}"
             return self._t(
-                f"Devolución hecha: {self._n(refund['amount'])} {refund['currency']}.",
-                f"Refund made: {self._n(refund['amount'])} {refund['currency']}.",
+                f"Devolución hecha: {refunded}.", f"Refund made: {refunded}."
             ), []
         return self._failure(result), []
 
     def _which_payment(self, payments: list[dict[str, Any]]) -> str:
         """Several payments could be meant: which one, and how to say it."""
         listed = ", ".join(
-            f"{p['description'] or p['payment_id']} ({p['date']}, {self._n(p['refundable'])} "
-            f"{p['currency']})"
+            f"{p['description'] or p['payment_id']} ({p['date']}, "
+            f"{self._n(p['refundable'])} {p['currency']})"
             for p in payments[:5]
         )
         named = next((p["description"] for p in payments if p["description"]), "")

@@ -128,10 +128,10 @@ class OfflineProvider(AccountIntents, ClassIntents, NutritionIntents):
             return self._t(
                 "¡De nada! ¿Algo más?", "You are welcome! Anything else?"
             ), []
-        greeting = re.match(GREETING, said) is not None
-        return self._t("¡Hola! ", "Hello! ") * greeting + self._what_i_can_do(
-            offered
-        ), []
+        answer = self._what_i_can_do(offered)
+        if GREETING.match(said):
+            answer = self._t("¡Hola! ", "Hello! ") + answer
+        return answer, []
 
     def _what_i_can_do(self, offered: set[str]) -> str:
         """What the tools offered in this conversation let it help with: a visitor

@@ -65,14 +65,16 @@ class NutritionIntents(Intents):
         lines = []
         for food in result["foods"]:
             per = food["per_100g"]
+            carbs, protein, fat, kcal = (
+                self._n(per[key])
+                for key in ("carbohydrates_g", "protein_g", "fat_g", "kcal")
+            )
             lines.append(
                 self._t(
-                    f"- {food['name']}: {self._n(per['carbohydrates_g'])} g de hidratos de carbono, "
-                    f"{self._n(per['protein_g'])} g de proteínas, {self._n(per['fat_g'])} g de grasas y "
-                    f"{self._n(per['kcal'])} kcal por 100 g.",
-                    f"- {food['name']}: {self._n(per['carbohydrates_g'])} g of carbohydrates, "
-                    f"{self._n(per['protein_g'])} g of protein, {self._n(per['fat_g'])} g of fat and "
-                    f"{self._n(per['kcal'])} kcal per 100 g.",
+                    f"- {food['name']}: {carbs} g de hidratos de carbono, {protein} g "
+                    f"de proteínas, {fat} g de grasas y {kcal} kcal por 100 g.",
+                    f"- {food['name']}: {carbs} g of carbohydrates, {protein} g of "
+                    f"protein, {fat} g of fat and {kcal} kcal per 100 g.",
                 )
             )
         head = self._t(
@@ -133,7 +135,8 @@ class NutritionIntents(Intents):
         if result.get("status") != "ok":
             return self._failure(result), []
         lines = [
-            f"- {self._meal(e['meal'])}: {e['food']}, {self._n(e['grams'])} g ({self._n(e['kcal'])} kcal)"
+            f"- {self._meal(e['meal'])}: {e['food']}, {self._n(e['grams'])} g "
+            f"({self._n(e['kcal'])} kcal)"
             for e in result["entries"]
         ]
         totals = result["totals"]
@@ -207,10 +210,11 @@ class NutritionIntents(Intents):
         if result.get("status") == "ok":
             removed = result["removed"]
             of_meal = self._of_meal(removed["meal"])
+            grams = self._n(removed["grams"])
             return self._t(
-                f"Quitado: {self._n(removed['grams'])} g de {removed['food']} {of_meal} "
+                f"Quitado: {grams} g de {removed['food']} {of_meal} "
                 f"del {removed['date']}.",
-                f"Removed: {self._n(removed['grams'])} g of {removed['food']} from {of_meal} "
+                f"Removed: {grams} g of {removed['food']} from {of_meal} "
                 f"on {removed['date']}.",
             ), []
         return self._failure(result), []
@@ -321,11 +325,12 @@ class NutritionIntents(Intents):
         )
         last = entries[-1]
         of_meal = self._of_meal(last["meal"])
+        grams = self._n(last["grams"])
         return self._t(
             f"Hay varias en tu diario: {listed}. ¿Cuál quito? Dímelo con sus gramos, "
-            f"por ejemplo: «quita {self._n(last['grams'])} g de {last['food']} {of_meal}».",
+            f"por ejemplo: «quita {grams} g de {last['food']} {of_meal}».",
             f"Your diary has several: {listed}. Which one shall I remove? Tell me "
-            f'its grams, for example: "remove {self._n(last["grams"])} g of {last["food"]} '
+            f'its grams, for example: "remove {grams} g of {last["food"]} '
             f'from {of_meal}".',
         )
 
