@@ -58,6 +58,7 @@ def test_a_refund_of_no_payment_in_particular_asks_which(client, agent, payments
     assert reply.startswith(
         "Tienes varios pagos: Cuota mensual (2026-05-28, 45 EUR), Toalla "
     )
+    assert "Toalla (2026-02-02, 12,5 EUR)" in reply  # a decimal comma in Spanish
     assert reply.endswith("Dímelo, por ejemplo: «devuélveme el pago de cuota».")
     assert refunds_asked() == []
     assert not PendingAction.objects.exists()
