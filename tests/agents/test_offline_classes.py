@@ -387,3 +387,19 @@ def test_book_a_class_after_a_list_of_one_still_asks_which(client, agent):
 
     assert reply.startswith("¿Qué clase y qué día?")
     assert not Booking.objects.exists()
+
+
+def test_a_spin_class_is_a_spinning_class(client, agent):
+    """ "Any spin classes on …?" listed every class of the day, and "cancel the
+    spin one" was not understood."""
+    day, sessions = classes_on_a_later_day(agent, "Yoga", "Spinning")
+    started = member_conversation(client, agent)
+
+    listed = reply_to(send(client, started, f"Any spin classes on {day}?"))
+    send(client, started, "Book the first one")
+    cancelled = reply_to(send(client, started, "Cancel the spin one"))
+
+    assert listed == f"Clases:\n- Spinning {day} 09:00 (Sala 1, 10 plazas libres)"
+    assert cancelled == "Reserva cancelada."
+    assert Booking.objects.get().session_id == sessions[1].pk
+    assert Booking.objects.get().status == "cancelled"

@@ -122,6 +122,8 @@ ORDINALS = {
     "last": -1,
 }
 CLASS_TYPES = ("spinning", "yoga", "pilates", "body pump", "hiit", "zumba")
+#: Other names members give them ("a spin class", "bodypump").
+CLASS_ALIASES = {"spin": "spinning", "bodypump": "body pump"}
 STOPWORDS = set(
     "cuantos cuantas cuanto cuanta carbohidratos hidratos carbono calorias proteinas "
     "proteina grasas grasa tiene tienen el la los las de del un una unos unas que y en "
@@ -215,8 +217,17 @@ def time_named(said: str) -> tuple[int, int | None] | None:
 
 
 def kind_named(said: str) -> str | None:
-    """The kind of class a (folded) message names ("¿hay spinning mañana?")."""
-    return next((kind for kind in CLASS_TYPES if kind in said), None)
+    """The kind of class a (folded) message names ("¿hay spinning mañana?", "any
+    spin classes?")."""
+    named = next((kind for kind in CLASS_TYPES if kind in said), None)
+    return named or next(
+        (
+            kind
+            for alias, kind in CLASS_ALIASES.items()
+            if re.search(rf"\b{alias}\b", said)
+        ),
+        None,
+    )
 
 
 def ordinal_named(said: str) -> int | None:
