@@ -144,7 +144,14 @@ def test_what_was_eaten_asked_is_still_the_diary(client, agent):
 
 
 @pytest.mark.parametrize(
-    "said", ["¿Cuántas calorías llevo hoy?", "How many calories have I had today?"]
+    "said",
+    [
+        "¿Cuántas calorías llevo hoy?",
+        "How many calories have I had today?",
+        # These got the list of what the assistant can do.
+        "¿Cuál es mi total de hoy?",
+        "What's my total today?",
+    ],
 )
 def test_the_days_calories_so_far_are_the_diarys(client, agent, said):
     """ "¿Cuántas calorías llevo hoy?" searched the catalog for «llevo»."""

@@ -344,6 +344,41 @@ def test_thanks_after_being_asked_which_food_logs_nothing(client, agent):
     assert not ToolCallLog.objects.filter(tool_name="add_food_to_meal").exists()
 
 
+@pytest.mark.parametrize(
+    ("sub", "asked", "added", "food", "grams", "meal"),
+    [
+        (
+            "socio-1001",
+            "¿Cuántas calorías tienen 150 g de arroz blanco?",
+            "Añádelo a la comida",
+            "Arroz blanco (cocido)",
+            150,
+            "lunch",
+        ),
+        (
+            "socio-1003",
+            "How many calories in 100g of oats?",
+            "add that to my snack",
+            "Copos de avena",
+            100,
+            "snack",
+        ),
+    ],
+)
+def test_add_that_after_a_food_asked_about_with_grams_logs_those_grams(
+    client, agent, sub, asked, added, food, grams, meal
+):
+    """ "Add that to my snack" after asking about 100 g of oats asked her how
+    many grams."""
+    started = start(client, agent, identity_token=identity(agent, sub=sub))
+    send(client, started, asked)
+
+    send(client, started, added)
+
+    entry = MealEntry.objects.get()
+    assert (entry.food.name, entry.grams, entry.meal) == (food, grams, meal)
+
+
 def test_kilos_are_logged_as_grams(client, agent):
     started = member_conversation(client, agent)
 

@@ -112,7 +112,7 @@ class OfflineProvider(AccountIntents, ClassIntents, NutritionIntents):
             self._bookings,
             partial(self._book, earlier=earlier, before=before),
             self._remove_food,
-            partial(self._add_food, earlier=earlier),
+            partial(self._add_food, earlier=earlier, previous=previous),
             self._diary,
             self._classes,
             self._membership,

@@ -29,6 +29,11 @@ from gymnasia.text import fold
 #: ("pon", never "¿qué pone?").
 LOG_STARTS = ("anade", "apunta", "anota", "registra", "add", "log")
 LOG_WORDS = re.compile(r"\b(pon|ponme|ponlo|mete|meteme|metelo|put|record)\b")
+#: Words that point at the food just talked about ("add that", "añádelo").
+POINTS_BACK = re.compile(
+    r"\b(that|it|eso|esto|anadelo|anademelo|apuntalo|apuntamelo|anotalo|ponlo|"
+    r"metelo)\b"
+)
 #: Words of a removal that name no food.
 REMOVAL_WORDS = (*TAKE_AWAY, "diario", "diary", "from")
 
@@ -114,6 +119,7 @@ class NutritionIntents(Intents):
                 "he comido",
                 "que comi",
                 "llevo",
+                "total",
                 "he tomado",
                 "diary",
                 "did i eat",
@@ -226,10 +232,13 @@ class NutritionIntents(Intents):
         offered: set[str],
         earlier: Mapping[str, dict[str, Any]],
         like: Mapping[str, Any] | None = None,
+        previous: str = "",
     ) -> Any:
         """A food logged; ``like``: the arguments of the food logged just before,
-        of which this goes on ("y 200 g de arroz": the same meal and day)."""
+        of which this goes on ("y 200 g de arroz": the same meal and day);
+        ``previous``: the member's message before, which "add that" points at."""
         grams = GRAMS.search(said)
+        food_said = said[grams.end() :] if grams else ""
         # "He comido 200 g de arroz", "I ate 200 g of rice", "he cenado 2
         # huevos": eaten, so logged; "¿qué he cenado?" asks of her diary.
         by_verb = None if _asks_what(said) else meal_eaten(said)
@@ -238,6 +247,10 @@ class NutritionIntents(Intents):
         )
         if not (has(said, *LOG_STARTS) or LOG_WORDS.search(said) or eaten or like):
             return None
+        if not grams and POINTS_BACK.search(said):
+            # "Add that to my snack" after "how many calories in 100 g of oats?":
+            # those grams of the food asked about.
+            grams = GRAMS.search(fold(previous))
         if not grams:
             if not (by_verb or meal_named(said)):
                 return None
@@ -245,7 +258,7 @@ class NutritionIntents(Intents):
                 "¿Cuántos gramos? Por ejemplo: «añade 150 g de manzana a mi merienda».",
                 'How many grams? For example: "add 150 g of apple to my snack".',
             ), []
-        words = food_words(said[grams.end() :])
+        words = food_words(food_said)
         if not words:
             # "Añade 120 g a la merienda" right after asking about a food: the
             # words of that food's name (of every food found: she is then asked
