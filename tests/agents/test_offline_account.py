@@ -233,3 +233,20 @@ def test_a_freeze_of_named_days_with_its_length_is_asked_for(client, agent):
     send(client, started, "Congela mi cuota del 1 al 14 de agosto, dos semanas")
 
     assert PendingAction.objects.get().arguments["end"].endswith("-08-14")
+
+
+@pytest.mark.parametrize("said", ["Quiero darme de baja", "Cancela mi cuota"])
+def test_leaving_the_gym_is_said_to_be_out_of_reach_never_her_membership_state(
+    client, agent, said
+):
+    """ "Cancela mi cuota" answered with her membership's state, as if that were
+    an answer; "quiero darme de baja" got the list of what it can do."""
+    started = member_conversation(client, agent)
+
+    reply = reply_to(send(client, started, said))
+
+    assert reply == (
+        "No puedo dar de baja la cuota desde aquí. Si quieres, dime «quiero hablar "
+        "con una persona» y se lo paso al equipo."
+    )
+    assert not ToolCallLog.objects.exists()

@@ -364,3 +364,32 @@ def test_booking_again_what_was_just_cancelled_is_never_told_as_done(client, age
     assert not Booking.objects.filter(status="confirmed").exists()
     last = ToolCallLog.objects.filter(tool_name="book_class").latest("created_at")
     assert last.status == "duplicate"
+
+
+def test_cannot_go_says_how_to_cancel_that_class_and_cancels_nothing(client, agent):
+    """ "Al final no puedo ir" got the list of what the assistant can do; it is
+    never taken for a cancellation on a guess."""
+    started = with_one_booking(client, agent)
+    day = Booking.objects.get().session.starts_at.astimezone(agent.business.zone)
+    send(client, started, f"¿Hay yoga el {day.date()}?")
+
+    reply = reply_to(send(client, started, "Vale, al final no puedo ir"))
+
+    assert reply == (
+        f"Si quieres cancelar tu plaza en Yoga el {day.date()} 08:00, dime «cancela "
+        f"mi reserva de yoga del {day.date()}»."
+    )
+    assert Booking.objects.get().status == "confirmed"
+
+    send(client, started, f"Cancela mi reserva de yoga del {day.date()}")
+
+    assert Booking.objects.get().status == "cancelled"
+
+
+def test_unsubscribing_from_a_class_is_cancelling_its_booking(client, agent):
+    started = with_one_booking(client, agent)
+
+    reply = reply_to(send(client, started, "Quiero darme de baja de la clase de yoga"))
+
+    assert reply == "Reserva cancelada."
+    assert Booking.objects.get().status == "cancelled"

@@ -403,3 +403,14 @@ def test_a_spin_class_is_a_spinning_class(client, agent):
     assert cancelled == "Reserva cancelada."
     assert Booking.objects.get().session_id == sessions[1].pk
     assert Booking.objects.get().status == "cancelled"
+
+
+def test_when_is_it_after_a_list_of_one_class_is_that_class(client, agent):
+    day, _ = classes_on_a_later_day(agent, "Yoga", "Pilates")
+    started = member_conversation(client, agent)
+    send(client, started, f"¿Hay pilates el {day}?")
+
+    reply = reply_to(send(client, started, "¿A qué hora es?"))
+
+    assert reply == f"Pilates es el {day} 09:00 en Sala 1."
+    assert not Booking.objects.exists()

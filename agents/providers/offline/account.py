@@ -13,6 +13,7 @@ from agents.providers.offline.words import (
     TAKE_AWAY,
     asks_how,
     has,
+    kind_named,
     period_named,
 )
 from gymnasia.text import fold
@@ -31,6 +32,20 @@ UNDO = (
 )
 
 
+#: Words that ask to leave the gym ("quiero darme de baja").
+LEAVE = (
+    "darme de baja",
+    "dar de baja",
+    "dame de baja",
+    "de baja del gimnasio",
+    "cancela mi cuota",
+    "cancelar mi cuota",
+    "anular mi cuota",
+    "cancel my membership",
+    "end my membership",
+    "quit the gym",
+    "leave the gym",
+)
 #: Words that ask how a request stands ("¿han aprobado mi congelación?").
 HOW_IT_STANDS = (
     "aprobad",
@@ -204,6 +219,25 @@ class AccountIntents(Intents):
             f"You have several payments: {listed}. Which one shall I ask to refund? "
             f'Tell me, for example: "refund the {example} payment".',
         )
+
+    def _leave(self, said: str, results: dict[str, Any], offered: set[str]) -> Any:
+        """Leaving the gym ("quiero darme de baja"): no tool ends a membership, so
+        it says so and how to reach a person, who can (never the membership's
+        state, as if that answered her)."""
+        if not has(said, *LEAVE) or (
+            # "Darme de baja de la clase de yoga" is a booking to cancel.
+            has(said, "clase", "class", "reserva", "booking") or kind_named(said)
+        ):
+            return None
+        person = self._t(
+            " Si quieres, dime «quiero hablar con una persona» y se lo paso al equipo.",
+            ' If you like, say "I want to talk to a person" and I will pass it to '
+            "the staff.",
+        )
+        return self._t(
+            "No puedo dar de baja la cuota desde aquí.",
+            "I cannot end your membership from here.",
+        ) + (person if "handoff_to_staff" in offered else ""), []
 
     def _person(
         self, said: str, results: dict[str, Any], offered: set[str], message: str

@@ -31,8 +31,30 @@ WHATS_ON = ("que hay", "what's on", "whats on", "what is on")
 WHATS_MINE = ("que tengo", "what do i have", "what have i got", "what's on for me")
 #: Words of her meal diary, which "¿qué tengo hoy?" is not about.
 DIARY_WORDS = ("diario", "comi", "diary", "meal", "food", "eat", "i ate")
+#: Words that say she cannot go to a class ("al final no puedo ir").
+CANNOT_GO = (
+    "no puedo ir",
+    "no podre ir",
+    "no voy a poder ir",
+    "no puedo asistir",
+    "can't make it",
+    "cannot make it",
+    "can't go",
+    "cannot go",
+    "won't make it",
+    "can't come",
+    "cannot come",
+)
 #: Words that take a booking away ("bórrame de la clase de spinning").
-CANCEL_WORDS = ("cancela", "anula", "desapunta", "cancel", *TAKE_AWAY)
+CANCEL_WORDS = (
+    "cancela",
+    "anula",
+    "desapunta",
+    "darme de baja",
+    "dame de baja",
+    "cancel",
+    *TAKE_AWAY,
+)
 
 
 class ClassIntents(Intents):
@@ -274,17 +296,55 @@ class ClassIntents(Intents):
         earlier: Mapping[str, dict[str, Any]],
         before: Mapping[str, dict[str, Any]],
     ) -> Any:
-        """ "¿A qué hora es?", "When is it?" right after a booking: that class."""
+        """ "¿A qué hora es?", "When is it?" right after a booking, or a list of one
+        class: that class."""
+        if not has(said, "a que hora es", "cuando es", "when is it", "what time does"):
+            return None
         booking = earlier.get("book_class", {}).get("booking")
-        if not (
-            "book_class" in before
-            and booking
-            and has(said, "a que hora es", "cuando es", "when is it", "what time does")
-        ):
+        listed = earlier.get("list_classes", {}).get("sessions", [])
+        if "list_classes" in before and len(listed) == 1:
+            booking = listed[0]
+        elif not ("book_class" in before and booking):
             return None
         return self._t(
             f"{booking['class']} es el {_when(booking)} en {booking['room']}.",
             f"{booking['class']} is on {_when(booking)} in {booking['room']}.",
+        ), []
+
+    def _cannot_go(
+        self,
+        said: str,
+        results: dict[str, Any],
+        offered: set[str],
+        earlier: Mapping[str, dict[str, Any]],
+        before: Mapping[str, dict[str, Any]],
+    ) -> Any:
+        """ "Al final no puedo ir": never a cancellation on a guess; how to ask for
+        one, naming the class she was just told of (booked, or listed as hers)."""
+        if not has(said, *CANNOT_GO):
+            return None
+        unavailable = self._unavailable("cancel_booking", offered)
+        if unavailable is not None:
+            return unavailable
+        booking = earlier.get("book_class", {}).get("booking")
+        listed = earlier.get("list_classes", {}).get("sessions", [])
+        if "list_classes" in before and len(listed) == 1:
+            booking = listed[0] if listed[0].get("member_booked") else None
+        elif "book_class" not in before:
+            booking = None
+        if booking is None:
+            return self._t(
+                "Si quieres cancelar una reserva, dime cuál (por ejemplo, «cancela mi "
+                "reserva de spinning»).",
+                "If you want to cancel a booking, tell me which one (for example, "
+                '"cancel my spinning booking").',
+            ), []
+        kind, day = fold(booking["class"]), _when(booking)[:10]
+        return self._t(
+            f"Si quieres cancelar tu plaza en {booking['class']} el {_when(booking)}, "
+            f"dime «cancela mi reserva de {kind} del {day}».",
+            f"If you want to cancel your place in {booking['class']} on "
+            f'{_when(booking)}, say "cancel my {kind} booking on {day}".',
         ), []
 
     def _which_class(self, sessions: list[dict[str, Any]]) -> str:
