@@ -414,3 +414,27 @@ def test_when_is_it_after_a_list_of_one_class_is_that_class(client, agent):
 
     assert reply == f"Pilates es el {day} 09:00 en Sala 1."
     assert not Booking.objects.exists()
+
+
+@pytest.mark.parametrize(
+    ("asked", "answer"),
+    [
+        ("¿Qué clases hay hoy?", "Hoy no quedan clases."),
+        ("¿Hay yoga hoy?", "Hoy no quedan clases de yoga."),
+        ("¿Qué clases hay el {day}?", "No hay clases el {day}."),
+        ("¿Qué clases hay esta semana?", "No hay clases en los próximos 7 días."),
+    ],
+)
+def test_no_class_to_list_names_the_day_asked_about(client, agent, asked, answer):
+    """A day with no class was told «No hay clases programadas esos días», and a
+    day whose classes had all begun the same, as if none had been scheduled."""
+    ClassSession.objects.all().delete()
+    day = (
+        timezone.localdate(timezone=agent.business.zone)
+        + datetime.timedelta(days=LATER)
+    ).isoformat()
+    started = member_conversation(client, agent)
+
+    reply = reply_to(send(client, started, asked.format(day=day)))
+
+    assert reply == answer.format(day=day)

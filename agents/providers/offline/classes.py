@@ -152,18 +152,21 @@ class ClassIntents(Intents):
         """No class to list: of the kind and on the day asked about, when named
         ("no yoga tomorrow" is not "no classes tomorrow")."""
         day = day_named(said, self.today)
-        if kind and day:
+        of_kind = self._t(f" de {kind}", f" {kind}") if kind else ""
+        if day == self.today:
+            # The classes already begun are not listed: none is left today.
             return self._t(
-                f"No hay clases de {kind} el {day.isoformat()}.",
-                f"There is no {kind} class on {day.isoformat()}.",
+                f"Hoy no quedan clases{of_kind}.",
+                f"There are no more{of_kind} classes today.",
             )
-        if kind:
+        if day:
             return self._t(
-                f"No hay clases de {kind} en los próximos 7 días.",
-                f"There is no {kind} class in the next 7 days.",
+                f"No hay clases{of_kind} el {day.isoformat()}.",
+                f"There are no{of_kind} classes on {day.isoformat()}.",
             )
         return self._t(
-            "No hay clases programadas esos días.", "No classes are scheduled then."
+            f"No hay clases{of_kind} en los próximos 7 días.",
+            f"There are no{of_kind} classes in the next 7 days.",
         )
 
     def _book(
