@@ -235,3 +235,30 @@ def test_an_english_speaking_member_reads_a_decimal_point(client, agent):
 
     assert logged.startswith("Logged: 150.5 g of Arroz blanco (cocido) for dinner")
     assert "- Dinner: Arroz blanco (cocido), 150.5 g (" in listed
+
+
+@pytest.mark.parametrize(
+    ("sub", "added", "asked"),
+    [
+        (
+            "socio-1003",
+            "Add 100 g of white rice to my dinner",
+            "Can you remove the rice from my dinner?",
+        ),
+        (
+            "socio-1001",
+            "Añade 100 g de arroz blanco a mi cena",
+            "¿Puedes quitar el arroz de la cena?",
+        ),
+    ],
+)
+def test_a_removal_asked_politely_removes_that_food(client, agent, sub, added, asked):
+    """ "Can you remove the rice …?" looked the catalog up for «can», and found
+    nothing to remove."""
+    started = start(client, agent, identity_token=identity(agent, sub=sub))
+    send(client, started, added)
+    send(client, started, "Add 50 g of banana to my dinner")
+
+    send(client, started, asked)
+
+    assert [e.food.name for e in MealEntry.objects.all()] == ["Plátano"]
