@@ -303,15 +303,12 @@ class ClassIntents(Intents):
         class: that class."""
         if not has(said, "a que hora es", "cuando es", "when is it", "what time does"):
             return None
-        booking = earlier.get("book_class", {}).get("booking")
-        listed = earlier.get("list_classes", {}).get("sessions", [])
-        if "list_classes" in before and len(listed) == 1:
-            booking = listed[0]
-        elif not ("book_class" in before and booking):
+        session = _class_just_told(earlier, before)
+        if session is None:
             return None
         return self._t(
-            f"{booking['class']} es el {_when(booking)} en {booking['room']}.",
-            f"{booking['class']} is on {_when(booking)} in {booking['room']}.",
+            f"{session['class']} es el {_when(session)} en {session['room']}.",
+            f"{session['class']} is on {_when(session)} in {session['room']}.",
         ), []
 
     def _cannot_go(
@@ -329,12 +326,10 @@ class ClassIntents(Intents):
         unavailable = self._unavailable("cancel_booking", offered)
         if unavailable is not None:
             return unavailable
-        booking = earlier.get("book_class", {}).get("booking")
-        listed = earlier.get("list_classes", {}).get("sessions", [])
-        if "list_classes" in before and len(listed) == 1:
-            booking = listed[0] if listed[0].get("member_booked") else None
-        elif "book_class" not in before:
-            booking = None
+        booking = _class_just_told(earlier, before)
+        if booking is not None and "booking_id" not in booking:
+            # A class just listed is hers only when she has a place in it.
+            booking = booking if booking.get("member_booked") else None
         if booking is None:
             return self._t(
                 "Si quieres cancelar una reserva, dime cuál (por ejemplo, «cancela mi "
@@ -551,6 +546,20 @@ class ClassIntents(Intents):
             ), []
         lines = [f"- {b['class']} {_when(b)} ({b['room']})" for b in bookings]
         return self._t("Tus reservas:", "Your bookings:") + "\n" + "\n".join(lines), []
+
+
+def _class_just_told(
+    earlier: Mapping[str, dict[str, Any]], before: Mapping[str, dict[str, Any]]
+) -> dict[str, Any] | None:
+    """The class the turn before told her of: the one it booked, else the only
+    one it listed."""
+    booked = earlier.get("book_class", {}).get("booking")
+    listed = earlier.get("list_classes", {}).get("sessions", [])
+    if "book_class" in before and booked:
+        return booked
+    if "list_classes" in before and len(listed) == 1:
+        return listed[0]
+    return None
 
 
 def _when(session: Mapping[str, Any]) -> str:
