@@ -48,6 +48,8 @@ PIECES = (
     "pon",
     "he cenado",
     "150 g",
+    "I ate",
+    "una manzana",
     "2,5 kg",
     "-50 g",
     "arroz",

@@ -379,6 +379,47 @@ def test_add_that_after_a_food_asked_about_with_grams_logs_those_grams(
     assert (entry.food.name, entry.grams, entry.meal) == (food, grams, meal)
 
 
+@pytest.mark.parametrize(
+    ("sub", "asked", "grams"),
+    [
+        ("socio-1001", "Añade una manzana a mi merienda", "150 gramos"),
+        ("socio-1003", "I ate an apple for my snack", "150 g"),
+    ],
+)
+def test_the_grams_she_gives_when_asked_log_the_food_she_asked_for(
+    client, agent, sub, asked, grams
+):
+    """ "150 g", her answer to "how many grams?", got the list of what the
+    assistant can do; "I ate an apple" was not understood at all."""
+    started = start(client, agent, identity_token=identity(agent, sub=sub))
+
+    question = reply_to(send(client, started, asked))
+    send(client, started, grams)
+
+    assert question.startswith(("¿Cuántos gramos?", "How many grams?"))
+    entry = MealEntry.objects.get()
+    assert (entry.food.name, entry.grams, entry.meal) == ("Manzana", 150, "snack")
+
+
+def test_grams_given_for_a_food_of_no_meal_said_ask_for_the_meal(client, agent):
+    started = member_conversation(client, agent)
+    send(client, started, "He comido arroz")
+
+    reply = reply_to(send(client, started, "200 g"))
+
+    assert reply.startswith("¿En qué comida lo anoto:")
+    assert not MealEntry.objects.exists()
+
+
+def test_a_class_she_had_is_no_food_to_weigh(client, agent):
+    started = member_conversation(client, agent)
+
+    reply = reply_to(send(client, started, "I had a class yesterday"))
+
+    assert not reply.startswith(("¿Cuántos gramos?", "How many grams?"))
+    assert not ToolCallLog.objects.filter(tool_name="add_food_to_meal").exists()
+
+
 def test_kilos_are_logged_as_grams(client, agent):
     started = member_conversation(client, agent)
 

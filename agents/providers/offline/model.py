@@ -26,13 +26,19 @@ from agents.providers.base import (
 )
 from agents.providers.offline.account import AccountIntents
 from agents.providers.offline.classes import ClassIntents
-from agents.providers.offline.nutrition import NutritionIntents
+from agents.providers.offline.nutrition import (
+    ATE,
+    NutritionIntents,
+    asks_to_log,
+    food_named,
+)
 from agents.providers.offline.words import (
     GRAMS,
     asks_nutrients,
     day_named,
     day_of,
     declines,
+    food_words,
     has,
     impossible_date,
     meal_eaten,
@@ -176,7 +182,9 @@ class OfflineProvider(AccountIntents, ClassIntents, NutritionIntents):
         after her diary: that diary's totals. "¿A qué hora es?" after a booking:
         that class's. "El blanco" after being asked which food to log: that one,
         logged as she asked before."""
-        answer = self._food_chosen(said, results, offered, before, earlier, previous)
+        answer = self._food_chosen(
+            said, results, offered, before, earlier, previous
+        ) or self._grams_given(said, results, offered, earlier, previous)
         if answer is not None:
             return answer
         goes_on = re.match(r"\W*(y|and|what about|how about|que tal)\b", said)
@@ -237,6 +245,40 @@ class OfflineProvider(AccountIntents, ClassIntents, NutritionIntents):
             offered,
             earlier,
             like={"meal": meal, "date": day.isoformat()},
+        )
+
+    def _grams_given(
+        self,
+        said: str,
+        results: dict[str, Any],
+        offered: set[str],
+        earlier: dict[str, dict[str, Any]],
+        previous: str,
+    ) -> Any:
+        """Her answer ("150 g") to "how many grams?": the food, meal and day of
+        the request before, logged with those grams."""
+        asked = fold(previous)
+        grams = GRAMS.search(said)
+        if (
+            grams is None
+            or food_words(said[: grams.start()] + said[grams.end() :])
+            or GRAMS.search(asked)
+            or not (asks_to_log(asked) or ATE.search(asked) or meal_eaten(asked))
+        ):
+            return None
+        food = food_named(asked)
+        if not food:
+            return None
+        day = day_named(asked, self.today) or self.today
+        return self._add_food(
+            f"{grams.group(0)} {' '.join(food)}",
+            results,
+            offered,
+            earlier,
+            like={
+                "meal": meal_named(asked) or meal_eaten(asked),
+                "date": day.isoformat(),
+            },
         )
 
     def _turn(

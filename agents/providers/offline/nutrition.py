@@ -11,6 +11,7 @@ from typing import Any
 from agents.providers.offline.base import Intents, undone_since
 from agents.providers.offline.words import (
     GRAMS,
+    MEAL_VERBS,
     MEALS,
     NUTRIENTS,
     TAKE_AWAY,
@@ -29,6 +30,29 @@ from gymnasia.text import fold
 #: ("pon", never "¿qué pone?").
 LOG_STARTS = ("anade", "apunta", "anota", "registra", "add", "log")
 LOG_WORDS = re.compile(r"\b(pon|ponme|ponlo|mete|meteme|metelo|put|record)\b")
+#: Words that say a food was eaten ("he comido", "I ate").
+ATE = re.compile(r"\b(comi|he comido|ate|i had|i ve had)\b")
+#: Words of "he comido", "I've had" that are no food's name.
+EATEN_WORDS = {"he", "comido", "had", "ve", "eaten"}
+
+
+def asks_to_log(said: str) -> bool:
+    """Whether a (folded) message asks to log a food ("apúntame", "pon", "add")."""
+    return has(said, *LOG_STARTS) or LOG_WORDS.search(said) is not None
+
+
+def food_named(said: str) -> list[str]:
+    """The words of a (folded) request to log a food that may name it, without
+    the request's own verbs ("añade una manzana": "manzana")."""
+    return [
+        w
+        for w in food_words(said)
+        if not (
+            asks_to_log(w) or ATE.fullmatch(w) or w in MEAL_VERBS or w in EATEN_WORDS
+        )
+    ]
+
+
 #: Words that point at the food just talked about ("add that", "añádelo").
 POINTS_BACK = re.compile(
     r"\b(that|it|eso|esto|anadelo|anademelo|apuntalo|apuntamelo|anotalo|ponlo|"
@@ -242,17 +266,19 @@ class NutritionIntents(Intents):
         # "He comido 200 g de arroz", "I ate 200 g of rice", "he cenado 2
         # huevos": eaten, so logged; "¿qué he cenado?" asks of her diary.
         by_verb = None if _asks_what(said) else meal_eaten(said)
-        eaten = by_verb or (
-            grams and re.search(r"\b(comi|he comido|ate|i had|i ve had)\b", said)
-        )
-        if not (has(said, *LOG_STARTS) or LOG_WORDS.search(said) or eaten or like):
+        eaten = by_verb or (ATE.search(said) and (grams or not _asks_what(said)))
+        if not (asks_to_log(said) or eaten or like):
             return None
         if not grams and POINTS_BACK.search(said):
             # "Add that to my snack" after "how many calories in 100 g of oats?":
             # those grams of the food asked about.
             grams = GRAMS.search(fold(previous))
         if not grams:
-            if not (by_verb or meal_named(said)):
+            # "Añade una manzana", "I ate an apple": a food, but how much?
+            a_food = food_named(said) and not has(
+                said, "clase", "class", "reserva", "booking"
+            )
+            if not (by_verb or meal_named(said) or a_food):
                 return None
             return self._t(
                 "¿Cuántos gramos? Por ejemplo: «añade 150 g de manzana a mi merienda».",
