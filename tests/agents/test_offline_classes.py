@@ -240,6 +240,8 @@ def test_a_kind_past_the_lines_shown_is_booked_on_that_lists_day(client, agent):
     started = member_conversation(client, agent)
     listed = reply_to(send(client, started, f"¿Qué clases hay el {day}?"))
     assert listed.count("- Yoga") == 12 and "Pilates" not in listed
+    # The list says it is cut short (it read as the whole day).
+    assert listed.endswith("\nY 1 más: dime una clase o un día para acotar la lista.")
 
     reply = reply_to(send(client, started, "Reserva la de pilates"))
 

@@ -110,6 +110,15 @@ class ClassIntents(Intents):
             )
             for s in result["sessions"][:CLASSES_SHOWN]
         ]
+        more = len(result["sessions"]) - CLASSES_SHOWN
+        if more > 0:
+            # A list cut short says so: what is not shown is not "none".
+            lines.append(
+                self._t(
+                    f"Y {more} más: dime una clase o un día para acotar la lista.",
+                    f"And {more} more: name a class or a day to narrow the list.",
+                )
+            )
         return self._t("Clases:", "Classes:") + "\n" + "\n".join(lines), []
 
     def _days_meant(
