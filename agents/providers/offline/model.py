@@ -26,23 +26,15 @@ from agents.providers.base import (
 )
 from agents.providers.offline.account import AccountIntents
 from agents.providers.offline.classes import ClassIntents
-from agents.providers.offline.nutrition import (
-    ATE,
-    NutritionIntents,
-    asks_to_log,
-    food_named,
-)
+from agents.providers.offline.nutrition import NutritionIntents
 from agents.providers.offline.words import (
     GRAMS,
     asks_nutrients,
     day_named,
     day_of,
     declines,
-    food_words,
     has,
     impossible_date,
-    meal_eaten,
-    meal_named,
 )
 from gymnasia.text import fold
 from tools.types import ToolCall
@@ -211,75 +203,6 @@ class OfflineProvider(AccountIntents, ClassIntents, NutritionIntents):
         if "get_meal_diary" in before:
             return self._diary(said, results, offered, again=True)
         return None
-
-    def _food_chosen(
-        self,
-        said: str,
-        results: dict[str, Any],
-        offered: set[str],
-        before: dict[str, dict[str, Any]],
-        earlier: dict[str, dict[str, Any]],
-        previous: str,
-    ) -> Any:
-        """Her answer ("white rice") to "which one shall I log?": the turn before
-        found several foods for grams she gave, and logged none."""
-        asked = fold(previous)
-        grams = GRAMS.search(asked)
-        found = earlier.get("search_foods", {}).get("foods", [])
-        if (
-            grams is None
-            or GRAMS.search(said)
-            or has(said, "gracias", "thank")
-            or "search_foods" not in before
-            or "add_food_to_meal" in before
-            or len(found) < 2
-        ):
-            return None
-        meal = meal_named(asked) or meal_eaten(asked)
-        if meal is None:
-            return None
-        day = day_named(asked, self.today) or self.today
-        return self._add_food(
-            f"{grams.group(0)} {said}",
-            results,
-            offered,
-            earlier,
-            like={"meal": meal, "date": day.isoformat()},
-        )
-
-    def _grams_given(
-        self,
-        said: str,
-        results: dict[str, Any],
-        offered: set[str],
-        earlier: dict[str, dict[str, Any]],
-        previous: str,
-    ) -> Any:
-        """Her answer ("150 g") to "how many grams?": the food, meal and day of
-        the request before, logged with those grams."""
-        asked = fold(previous)
-        grams = GRAMS.search(said)
-        if (
-            grams is None
-            or food_words(said[: grams.start()] + said[grams.end() :])
-            or GRAMS.search(asked)
-            or not (asks_to_log(asked) or ATE.search(asked) or meal_eaten(asked))
-        ):
-            return None
-        food = food_named(asked)
-        if not food:
-            return None
-        day = day_named(asked, self.today) or self.today
-        return self._add_food(
-            f"{grams.group(0)} {' '.join(food)}",
-            results,
-            offered,
-            earlier,
-            like={
-                "meal": meal_named(asked) or meal_eaten(asked),
-                "date": day.isoformat(),
-            },
-        )
 
     def _turn(
         self, history: tuple[Any, ...]

@@ -355,6 +355,79 @@ class NutritionIntents(Intents):
         undone = undone_since("add_food_to_meal", result, earlier)
         return self._failure(result, undone=undone), []
 
+    def _food_chosen(
+        self,
+        said: str,
+        results: dict[str, Any],
+        offered: set[str],
+        before: Mapping[str, dict[str, Any]],
+        earlier: Mapping[str, dict[str, Any]],
+        previous: str,
+    ) -> Any:
+        """Her answer ("white rice") to "which one shall I log?": the turn before
+        found several foods for grams she gave, and logged none."""
+        asked = fold(previous)
+        grams = GRAMS.search(asked)
+        found = earlier.get("search_foods", {}).get("foods", [])
+        if (
+            grams is None
+            or GRAMS.search(said)
+            or has(said, "gracias", "thank")
+            or "search_foods" not in before
+            or "add_food_to_meal" in before
+            or len(found) < 2
+            or _meal_asked(asked) is None
+        ):
+            return None
+        return self._logged_as_asked(
+            f"{grams.group(0)} {said}", asked, results, offered, earlier
+        )
+
+    def _grams_given(
+        self,
+        said: str,
+        results: dict[str, Any],
+        offered: set[str],
+        earlier: Mapping[str, dict[str, Any]],
+        previous: str,
+    ) -> Any:
+        """Her answer ("150 g") to "how many grams?": the food, meal and day of
+        the request before, logged with those grams."""
+        asked = fold(previous)
+        grams = GRAMS.search(said)
+        if (
+            grams is None
+            or food_words(said[: grams.start()] + said[grams.end() :])
+            or GRAMS.search(asked)
+            or not (asks_to_log(asked) or ATE.search(asked) or meal_eaten(asked))
+        ):
+            return None
+        food = food_named(asked)
+        if not food:
+            return None
+        return self._logged_as_asked(
+            f"{grams.group(0)} {' '.join(food)}", asked, results, offered, earlier
+        )
+
+    def _logged_as_asked(
+        self,
+        said: str,
+        asked: str,
+        results: dict[str, Any],
+        offered: set[str],
+        earlier: Mapping[str, dict[str, Any]],
+    ) -> Any:
+        """``said`` (grams and a food) logged for the meal and day of her request
+        before, ``asked`` (folded)."""
+        day = day_named(asked, self.today) or self.today
+        return self._add_food(
+            said,
+            results,
+            offered,
+            earlier,
+            like={"meal": _meal_asked(asked), "date": day.isoformat()},
+        )
+
     def _which_entry(self, entries: list[dict[str, Any]]) -> str:
         """Several entries of the diary could be meant: which one, and how to say
         it."""
@@ -399,3 +472,8 @@ def _named(foods: list[dict[str, Any]], words: list[str]) -> list[dict[str, Any]
 def _asks_what(said: str) -> bool:
     """Whether a (folded) message asks what ("¿qué he cenado?")."""
     return re.match(r"\W*(que|what)\b", said) is not None
+
+
+def _meal_asked(said: str) -> str | None:
+    """The meal of a (folded) request to log a food: named, or said by its verb."""
+    return meal_named(said) or meal_eaten(said)
