@@ -171,3 +171,8 @@ def undone_since(
         return False
     made_id = ((result.get("first") or {}).get(made) or {}).get(key)
     return made_id is not None and made_id == (undo.get(taken) or {}).get(key)
+
+
+def when_of(session: Mapping[str, Any]) -> str:
+    """A class's start as the member reads it: "2026-12-01 07:30"."""
+    return str(session["starts_at"])[:16].replace("T", " ")

@@ -25,6 +25,7 @@ from agents.providers.base import (
     UserText,
 )
 from agents.providers.offline.account import AccountIntents
+from agents.providers.offline.bookings import BookingIntents
 from agents.providers.offline.classes import ClassIntents
 from agents.providers.offline.nutrition import NutritionIntents
 from agents.providers.offline.words import (
@@ -72,7 +73,7 @@ GREETING = re.compile(
 )
 
 
-class OfflineProvider(AccountIntents, ClassIntents, NutritionIntents):
+class OfflineProvider(AccountIntents, BookingIntents, ClassIntents, NutritionIntents):
     """A scripted model that answers from tool results, in ``language``."""
 
     name = "offline"

@@ -147,6 +147,16 @@ LINKING_WORDS = {"al", "a", "to", "my", "mi", "for", "para", "on", "en", "at"}
 ISO_DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}\b")
 #: Word starts that take something away, a booking or a diary entry.
 TAKE_AWAY = ("quita", "borra", "elimina", "remove", "delete")
+#: Words that take a booking away ("bórrame de la clase de spinning").
+CANCEL_WORDS = (
+    "cancela",
+    "anula",
+    "desapunta",
+    "darme de baja",
+    "dame de baja",
+    "cancel",
+    *TAKE_AWAY,
+)
 
 #: An amount of food: "150 g", "1,5 kg", "100 gramos"; the sign is kept, so that
 #: "-50 g" is refused as such, never logged as 50 g.
