@@ -1,0 +1,205 @@
+"""The demo model and food across turns: what a member says after its question
+(the food, the grams), after a food asked about ("add that", "añade 120 g a la
+merienda"), or after a food logged ("y 200 g de arroz blanco"), logged as she
+meant it, and nothing when nothing was meant."""
+
+from __future__ import annotations
+
+import datetime
+
+import pytest
+
+from gymnasia.gyms.selectors import business_today
+from gymnasia.nutrition.models import MealEntry
+from tests.agents.api_client import identity, send, start
+from tests.agents.offline_kit import (
+    member_conversation,
+    reply_to,
+)
+from tools.models import ToolCallLog
+
+pytestmark = pytest.mark.django_db
+
+
+def test_grams_of_the_food_just_asked_about_log_that_food(client, agent):
+    """ "Añade 120 g a la merienda" right after asking about the banana got the
+    list of what the assistant can do."""
+    started = member_conversation(client, agent)
+    send(client, started, "¿Cuántas calorías tiene el plátano?")
+
+    reply = reply_to(send(client, started, "Añade 120 g a la merienda"))
+
+    entry = MealEntry.objects.get()
+    assert (entry.food.name, entry.grams, entry.meal) == ("Plátano", 120, "snack")
+    assert reply.startswith("Anotado: 120 g de Plátano en la merienda del ")
+
+
+def test_grams_after_several_foods_asked_about_ask_which(client, agent):
+    started = member_conversation(client, agent)
+    send(client, started, "¿Cuántas proteínas tiene el huevo?")
+
+    reply = reply_to(send(client, started, "Apunta 100 g en la cena"))
+
+    assert reply == (
+        "Hay varios en el catálogo: Clara de huevo, Huevo entero. ¿Cuál anoto? "
+        "Dímelo con su nombre, por ejemplo: «añade 100 g de Clara de huevo a la "
+        "cena»."
+    )
+    assert not MealEntry.objects.exists()
+
+
+@pytest.mark.parametrize(
+    ("sub", "asked", "chosen", "food"),
+    [
+        (
+            "socio-1001",
+            "Añade 100 g de huevo a la cena de mañana",
+            "el entero",
+            "Huevo entero",
+        ),
+        (
+            "socio-1003",
+            "I had 100 g of rice for dinner tomorrow",
+            "white rice",
+            "Arroz blanco (cocido)",
+        ),
+    ],
+)
+def test_the_food_she_chooses_when_asked_which_is_logged_as_she_asked(
+    client, agent, sub, asked, chosen, food
+):
+    """Her answer to "which one shall I log?" got the list of what the assistant
+    can do: it is the food, logged with the grams, meal and day of her request."""
+    started = start(client, agent, identity_token=identity(agent, sub=sub))
+    send(client, started, asked)
+    assert not MealEntry.objects.exists()
+
+    send(client, started, chosen)
+
+    entry = MealEntry.objects.get()
+    tomorrow = business_today(business=agent.business) + datetime.timedelta(days=1)
+    assert (entry.food.name, entry.grams, entry.meal, entry.date) == (
+        food,
+        100,
+        "dinner",
+        tomorrow,
+    )
+
+
+def test_thanks_after_being_asked_which_food_logs_nothing(client, agent):
+    started = member_conversation(client, agent)
+    send(client, started, "Añade 50 g de arroz a la comida")
+
+    reply = reply_to(send(client, started, "Gracias"))
+
+    assert reply == "¡De nada! ¿Algo más?"
+    assert not MealEntry.objects.exists()
+    assert not ToolCallLog.objects.filter(tool_name="add_food_to_meal").exists()
+
+
+@pytest.mark.parametrize(
+    ("sub", "asked", "added", "food", "grams", "meal"),
+    [
+        (
+            "socio-1001",
+            "¿Cuántas calorías tienen 150 g de arroz blanco?",
+            "Añádelo a la comida",
+            "Arroz blanco (cocido)",
+            150,
+            "lunch",
+        ),
+        (
+            "socio-1003",
+            "How many calories in 100g of oats?",
+            "add that to my snack",
+            "Copos de avena",
+            100,
+            "snack",
+        ),
+    ],
+)
+def test_add_that_after_a_food_asked_about_with_grams_logs_those_grams(
+    client, agent, sub, asked, added, food, grams, meal
+):
+    """ "Add that to my snack" after asking about 100 g of oats asked her how
+    many grams."""
+    started = start(client, agent, identity_token=identity(agent, sub=sub))
+    send(client, started, asked)
+
+    send(client, started, added)
+
+    entry = MealEntry.objects.get()
+    assert (entry.food.name, entry.grams, entry.meal) == (food, grams, meal)
+
+
+@pytest.mark.parametrize(
+    ("sub", "asked", "grams"),
+    [
+        ("socio-1001", "Añade una manzana a mi merienda", "150 gramos"),
+        ("socio-1003", "I ate an apple for my snack", "150 g"),
+    ],
+)
+def test_the_grams_she_gives_when_asked_log_the_food_she_asked_for(
+    client, agent, sub, asked, grams
+):
+    """ "150 g", her answer to "how many grams?", got the list of what the
+    assistant can do; "I ate an apple" was not understood at all."""
+    started = start(client, agent, identity_token=identity(agent, sub=sub))
+
+    question = reply_to(send(client, started, asked))
+    send(client, started, grams)
+
+    assert question.startswith(("¿Cuántos gramos?", "How many grams?"))
+    entry = MealEntry.objects.get()
+    assert (entry.food.name, entry.grams, entry.meal) == ("Manzana", 150, "snack")
+
+
+def test_grams_given_for_a_food_of_no_meal_said_ask_for_the_meal(client, agent):
+    started = member_conversation(client, agent)
+    send(client, started, "He comido arroz")
+
+    reply = reply_to(send(client, started, "200 g"))
+
+    assert reply.startswith("¿En qué comida lo anoto:")
+    assert not MealEntry.objects.exists()
+
+
+@pytest.mark.parametrize(
+    ("first", "then"),
+    [
+        ("Añade 150 g de salmón a mi cena de mañana", "y 200 g de arroz blanco"),
+        ("Add 150 g of salmon to my dinner tomorrow", "and 200 g of white rice"),
+    ],
+)
+def test_another_food_said_after_one_logged_goes_to_the_same_meal(
+    client, agent, first, then
+):
+    started = member_conversation(client, agent)
+    send(client, started, first)
+
+    send(client, started, then)
+
+    tomorrow = business_today(business=agent.business) + datetime.timedelta(days=1)
+    assert [
+        (e.food.name, e.meal, e.date, e.grams) for e in MealEntry.objects.all()
+    ] == [
+        ("Salmón a la plancha", "dinner", tomorrow, 150),
+        ("Arroz blanco (cocido)", "dinner", tomorrow, 200),
+    ]
+
+
+def test_and_grams_with_nothing_logged_before_logs_nothing(client, agent):
+    started = member_conversation(client, agent)
+    send(client, started, "¿Qué clases hay mañana?")
+
+    send(client, started, "y 200 g de arroz blanco")
+
+    assert not MealEntry.objects.exists()
+
+
+def test_how_many_calories_is_that_with_nothing_shown_searches_nothing(client, agent):
+    started = member_conversation(client, agent)
+
+    send(client, started, "How many calories is that?")
+
+    assert not ToolCallLog.objects.exists()
