@@ -139,8 +139,31 @@ def test_what_was_eaten_asked_is_still_the_diary(client, agent):
 
     reply = reply_to(send(client, started, "¿Qué comí ayer?"))
 
-    assert reply == "No hay nada anotado ese día."
+    yesterday = business_today(business=agent.business) - datetime.timedelta(days=1)
+    assert reply == f"No tienes nada anotado el {yesterday.isoformat()}."
     assert not MealEntry.objects.exists()
+
+
+@pytest.mark.parametrize(
+    "sub, asked, told",
+    [
+        (
+            "socio-1001",
+            "¿Qué hay en mi diario hoy?",
+            "Hoy no tienes nada anotado en el diario.",
+        ),
+        (
+            "socio-1003",
+            "What's in my diary today?",
+            "Nothing is logged in your diary today.",
+        ),
+    ],
+)
+def test_an_empty_diary_of_today_says_today(client, agent, sub, asked, told):
+    """It said "that day" of a day she had named as today."""
+    started = start(client, agent, identity_token=identity(agent, sub=sub))
+
+    assert reply_to(send(client, started, asked)) == told
 
 
 @pytest.mark.parametrize(

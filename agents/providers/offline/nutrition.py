@@ -159,9 +159,7 @@ class NutritionIntents(Intents):
             )
         result = results["get_meal_diary"][-1]
         if result.get("status") == "no_results":
-            return self._t(
-                "No hay nada anotado ese día.", "Nothing is logged that day."
-            ), []
+            return self._nothing_logged(result["date"]), []
         if result.get("status") != "ok":
             return self._failure(result), []
         lines = [
@@ -186,6 +184,17 @@ class NutritionIntents(Intents):
             + "\n"
             + f"Total: {total}.",
             [],
+        )
+
+    def _nothing_logged(self, day: str) -> str:
+        """An empty diary, naming the day looked at ("today" when it is)."""
+        if day == self.today.isoformat():
+            return self._t(
+                "Hoy no tienes nada anotado en el diario.",
+                "Nothing is logged in your diary today.",
+            )
+        return self._t(
+            f"No tienes nada anotado el {day}.", f"Nothing is logged on {day}."
         )
 
     def _remove_food(
