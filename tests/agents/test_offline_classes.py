@@ -208,6 +208,27 @@ def test_a_kind_the_list_shown_lacks_is_looked_for_on_that_lists_day(client, age
     assert not Booking.objects.exists()
 
 
+def test_a_kind_another_kinds_list_lacks_is_looked_for_over_the_week(client, agent):
+    """ "Resérvame la primera de yoga" after the week's yoga, then another day's
+    pilates: it looked for yoga on the pilates list's day only, and found none."""
+    day, _ = classes_on_a_later_day(agent, "Pilates")
+    started = member_conversation(client, agent)
+    send(client, started, "¿Hay yoga esta semana?")
+    send(client, started, f"¿Y pilates el {day}?")
+
+    reply = reply_to(send(client, started, "Resérvame la primera de yoga"))
+
+    soonest = (
+        ClassSession.objects.filter(
+            class_type__name="Yoga", starts_at__gt=timezone.now()
+        )
+        .order_by("starts_at")
+        .first()
+    )
+    assert Booking.objects.get().session == soonest
+    assert reply.startswith("Reserva confirmada: Yoga el ")
+
+
 def test_a_time_said_after_a_list_books_that_lists_class(client, agent):
     """ "The one at 9" after another day's list: that day's, not today's."""
     day, sessions = classes_on_a_later_day(agent, "Yoga", "Spinning")

@@ -97,10 +97,18 @@ class ClassIntents(Intents):
         shown: list[dict[str, Any]],
         *,
         named: bool,
+        kind: str | None,
+        kinds_listed: set[str],
     ) -> tuple[datetime.date, datetime.date]:
         """The days a booking is looked for on: the day said; for a class named
         without a day ("the pilates one", "the one at 19:00") after a list, that
-        list's days (its days were being talked about, not today); else today."""
+        list's days (its days were being talked about, not today), unless the
+        whole list (``kinds_listed``, the lines not shown too) was of another
+        kind of class ("la primera de yoga" after a list of pilates classes):
+        then the next 7 days, as for a list asked for without a day; else
+        today."""
+        if day is None and kind and len(kinds_listed) == 1 and kind not in kinds_listed:
+            return self.today, self.today + datetime.timedelta(days=6)
         if day is None and named and shown:
             days = sorted({datetime.date.fromisoformat(when_of(s)[:10]) for s in shown})
             return days[0], days[-1]
@@ -210,7 +218,13 @@ class ClassIntents(Intents):
                 [],
             )
         of_kind = [s for s in shown if not kind or fold(s["class"]) == kind]
-        first, last = self._days_meant(day, shown, named=bool(kind or time))
+        kinds_listed = {
+            fold(s["class"])
+            for s in earlier.get("list_classes", {}).get("sessions", [])
+        }
+        first, last = self._days_meant(
+            day, shown, named=bool(kind or time), kind=kind, kinds_listed=kinds_listed
+        )
         if not day and (place is not None or kind or time) and of_kind:
             # "Book the first one", "book the pilates one", "the one at 19:00"
             # after a list of classes: that list's.
