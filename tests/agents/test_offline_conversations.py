@@ -74,6 +74,7 @@ PIECES = (
     "¿cómo va mi solicitud?",
     "devuélveme",
     "10 euros",
+    "mis pagos",
     "hablar con una persona",
     "y ahora",
     "no puedo ir",

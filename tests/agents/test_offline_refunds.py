@@ -1,5 +1,6 @@
-"""The demo model and refunds, with the demo gym's Stripe account connected (a fake
-on loopback): it never picks a payment for the member, least of all with money."""
+"""The demo model and payments, with the demo gym's Stripe account connected (a
+fake on loopback): it lists them, and never picks one to refund for the member,
+least of all with money."""
 
 from __future__ import annotations
 
@@ -37,7 +38,7 @@ def payments(agent):
         towel = fake.add_charge(
             customer=customer, amount=1250, description="Toalla", created=1_770_000_000
         )
-        yield {"fee": fee, "towel": towel}
+        yield {"fee": fee, "towel": towel, "stripe": fake}
 
 
 def refunds_asked() -> list[dict]:
@@ -84,3 +85,37 @@ def test_the_payment_named_is_the_one_asked_to_refund(
         "He enviado tu solicitud al equipo del gimnasio"
     )  # refunds wait for staff at the demo gym
     assert PendingAction.objects.get().arguments["payment_id"] == payments[payment]
+
+
+@pytest.mark.parametrize(
+    "said",
+    ["¿Qué pagos he hecho?", "¿Cuánto pagué el mes pasado?", "What did I pay?"],
+)
+def test_her_payments_are_listed_newest_first_and_nothing_is_refunded(
+    client, agent, payments, said
+):
+    """It answered with what it can do, "your payments" among them."""
+    fake = payments["stripe"]
+    fake.charges[payments["towel"]]["amount_refunded"] = 500
+    started = member_conversation(client, agent)
+
+    reply = reply_to(send(client, started, said))
+
+    assert reply == (
+        "Tus pagos con tarjeta:\n"
+        "- Cuota mensual (2026-05-28): 45 EUR\n"
+        "- Toalla (2026-02-02): 12,5 EUR, devueltos 5 EUR"
+    )
+    assert refunds_asked() == []
+    assert not PendingAction.objects.exists()
+
+
+def test_payments_asked_for_without_stripe_connected_are_out_of_reach(client, agent):
+    """At the demo gym, whose Stripe account is not connected, it answered with
+    what it can do; no payment tool is offered, so it says it cannot."""
+    started = member_conversation(client, agent)
+
+    reply = reply_to(send(client, started, "¿Cuánto pagué el mes pasado?"))
+
+    assert reply.startswith("Eso no lo puedo hacer desde aquí.")
+    assert not ToolCallLog.objects.exists()

@@ -66,6 +66,24 @@ HOW_IT_STANDS = (
 )
 
 
+#: Words that ask what she has paid ("¿qué pagos he hecho?", "what did I pay?").
+PAID = (
+    "pagos",
+    "pague",
+    "he pagado",
+    "cobrado",
+    "cobros",
+    "payments",
+    "did i pay",
+    "have i paid",
+    "i paid",
+    "charged",
+    "charges",
+)
+#: How many payments a list shows.
+PAYMENTS_SHOWN = 12
+
+
 class AccountIntents(Intents):
     def _membership(self, said: str, results: dict[str, Any], offered: set[str]) -> Any:
         # "¿Cómo va mi solicitud?": the requests she can make here wait on her
@@ -203,6 +221,40 @@ class AccountIntents(Intents):
                 f"Devolución hecha: {refunded}.", f"Refund made: {refunded}."
             ), []
         return self._failure(result), []
+
+    def _payments(self, said: str, results: dict[str, Any], offered: set[str]) -> Any:
+        """Her card payments, newest first, each with what was refunded of it."""
+        if not has(said, *PAID):
+            return None
+        if "list_payments" not in results:
+            return self._unavailable("list_payments", offered) or self._call(
+                "list_payments", {}
+            )
+        result = results["list_payments"][-1]
+        if result.get("status") == "no_results":
+            return self._t(
+                "No encuentro pagos con tarjeta tuyos.",
+                "I find no card payments of yours.",
+            ), []
+        if result.get("status") != "ok":
+            return self._failure(result), []
+        payments = sorted(result["payments"], key=lambda p: p["date"], reverse=True)
+        lines = []
+        for p in payments[:PAYMENTS_SHOWN]:
+            line = (
+                f"- {p['description'] or p['payment_id']} ({p['date']}): "
+                f"{self._n(p['amount'])} {p['currency']}"
+            )
+            if p["refunded"]:
+                refunded = f"{self._n(p['refunded'])} {p['currency']}"
+                line += self._t(f", devueltos {refunded}", f", {refunded} refunded")
+            lines.append(line)
+        more = len(payments) - PAYMENTS_SHOWN
+        if more > 0:
+            lines.append(self._t(f"Y {more} anteriores.", f"And {more} older ones."))
+        return self._t(
+            "Tus pagos con tarjeta:", "Your card payments:"
+        ) + "\n" + "\n".join(lines), []
 
     def _which_payment(self, payments: list[dict[str, Any]]) -> str:
         """Several payments could be meant: which one, and how to say it."""

@@ -105,6 +105,7 @@ class OfflineProvider(AccountIntents, BookingIntents, ClassIntents, NutritionInt
         for intent in (
             self._freeze,
             self._refund,
+            self._payments,
             partial(self._person, message=message),
             self._leave,
             partial(self._cancel, earlier=earlier, before=before),
