@@ -11,6 +11,7 @@ from django.http import HttpRequest
 from django.template.defaultfilters import linebreaksbr
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
+from django.utils.timezone import localtime
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
@@ -292,7 +293,7 @@ class ConversationAdmin(BusinessScopedAdmin):
                     message.role,
                     message.pk,
                     roles[message.role],
-                    message.created_at.strftime("%Y-%m-%d %H:%M:%S"),
+                    localtime(message.created_at).strftime("%Y-%m-%d %H:%M:%S"),
                     linebreaksbr(message.text),
                     format_html_join(
                         "",

@@ -15,6 +15,7 @@ messages that the request changed.
 
 from __future__ import annotations
 
+import zoneinfo
 from collections.abc import Awaitable, Callable
 from typing import Any, cast
 
@@ -27,9 +28,12 @@ from django.core.checks import Warning
 from django.core.exceptions import ImproperlyConfigured
 from django.http import HttpRequest, HttpResponseBase
 from django.middleware import clickjacking, common, csrf, locale, security
+from django.utils import timezone
 from django.utils.deprecation import MiddlewareMixin
 from django.utils.module_loading import import_string
 from whitenoise.middleware import WhiteNoiseMiddleware
+
+from gymnasia.gyms.selectors import time_zone_for_user
 
 
 class StaticFilesMiddleware:
@@ -146,6 +150,48 @@ class AuthenticationMiddleware(HooksOnTheLoop, auth.AuthenticationMiddleware):
 
 class XFrameOptionsMiddleware(HooksOnTheLoop, clickjacking.XFrameOptionsMiddleware):
     pass
+
+
+class GymTimeZoneMiddleware:
+    """Times on the pages of a signed-in person are those of their gym: a class
+    typed in admin as starting at 20:00 starts at 20:00 where the gym is, and the
+    inbox and the conversation pages show when things happened there. The zone is
+    ``time_zone_for_user``'s (UTC when the person's gyms are in several zones).
+
+    A request without a session cookie (the widget and its API) is handed on as
+    it came, on the event loop; one with a cookie reads the user and their gyms'
+    zone in a thread, where the view's own ``request.user`` then finds the user
+    already read."""
+
+    sync_capable = True
+    async_capable = True
+
+    def __init__(self, get_response: Callable[[HttpRequest], Any]) -> None:
+        self.get_response = get_response
+        self.is_async = iscoroutinefunction(get_response)
+        if self.is_async:
+            markcoroutinefunction(self)
+
+    def __call__(
+        self, request: HttpRequest
+    ) -> HttpResponseBase | Awaitable[HttpResponseBase]:
+        if self.is_async:
+            return self._acall(request)
+        with timezone.override(self._zone(request)):
+            return cast(HttpResponseBase, self.get_response(request))
+
+    async def _acall(self, request: HttpRequest) -> HttpResponseBase:
+        zone = None
+        if settings.SESSION_COOKIE_NAME in request.COOKIES:
+            zone = await sync_to_async(self._zone)(request)
+        with timezone.override(zone):
+            return await cast(Awaitable[HttpResponseBase], self.get_response(request))
+
+    @staticmethod
+    def _zone(request: HttpRequest) -> zoneinfo.ZoneInfo | None:
+        if settings.SESSION_COOKIE_NAME not in request.COOKIES:
+            return None
+        return time_zone_for_user(user=request.user)
 
 
 PROTECTIONS = {

@@ -100,6 +100,7 @@ MIDDLEWARE = [
     "gymnasia.middleware.CommonMiddleware",
     "gymnasia.middleware.CsrfViewMiddleware",
     "gymnasia.middleware.AuthenticationMiddleware",
+    "gymnasia.middleware.GymTimeZoneMiddleware",
     "gymnasia.middleware.MessageMiddleware",
     "gymnasia.middleware.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime
+import zoneinfo
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db.models import QuerySet
@@ -28,6 +29,25 @@ def businesses_for_user(
     if roles is not None:
         qs = qs.filter(role__in=roles)
     return Business.objects.filter(pk__in=qs.values("business_id"))
+
+
+def time_zone_for_user(
+    *, user: AbstractBaseUser | AnonymousUser
+) -> zoneinfo.ZoneInfo | None:
+    """The time zone staff pages use for this person: that of their gyms (of every
+    gym, for a superuser) when they all share one; ``None`` when there is no gym
+    or the gyms are in several zones (the pages then keep the server's, UTC)."""
+    if not user.is_authenticated:
+        return None
+    businesses = (
+        Business.objects.all()
+        if getattr(user, "is_superuser", False)
+        else businesses_for_user(user=user)
+    )
+    zones = list(
+        businesses.order_by().values_list("time_zone", flat=True).distinct()[:2]
+    )
+    return zoneinfo.ZoneInfo(zones[0]) if len(zones) == 1 else None
 
 
 def member_get(*, business: Business, member_id: int) -> Member:
