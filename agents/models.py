@@ -126,7 +126,7 @@ class Conversation(models.Model):
 
     def __str__(self) -> str:
         who = str(self.member) if self.member_id else gettext("anonymous visitor")
-        return f"{who} · {self.created_at:%Y-%m-%d %H:%M}"
+        return f"{who} · {timezone.localtime(self.created_at):%Y-%m-%d %H:%M}"
 
 
 class Message(models.Model):

@@ -123,4 +123,4 @@ class PendingActionEvent(models.Model):
         ordering = ["created_at", "pk"]
 
     def __str__(self) -> str:
-        return f"{self.kind} @ {self.created_at:%Y-%m-%d %H:%M:%S}"
+        return f"{self.kind} @ {timezone.localtime(self.created_at):%Y-%m-%d %H:%M:%S}"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from django.db import models
+from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from gymnasia.gyms.models import Business, Member
@@ -77,7 +78,7 @@ class ClassSession(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"{self.class_type} {self.starts_at:%Y-%m-%d %H:%M}"
+        return f"{self.class_type} {timezone.localtime(self.starts_at):%Y-%m-%d %H:%M}"
 
 
 class Booking(models.Model):

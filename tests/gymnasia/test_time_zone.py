@@ -16,12 +16,14 @@ from agents.conversations import conversation_start, message_add
 from agents.models import Agent, Conversation, Message
 from approvals.models import PendingAction
 from gymnasia import middleware
-from gymnasia.classes.models import ClassSession
+from gymnasia.classes.models import Booking, ClassSession
 from gymnasia.gyms.selectors import time_zone_for_user
 from tests.approvals.test_pending_actions import request_freeze
 from tests.factories import (
     BusinessFactory,
+    ClassSessionFactory,
     ClassTypeFactory,
+    MemberFactory,
     StaffRoleFactory,
     UserFactory,
 )
@@ -61,6 +63,33 @@ def test_an_owner_types_a_classs_start_in_the_gyms_time(client, row_counts):
     assert session.starts_at == datetime.datetime(2026, 12, 24, 19, tzinfo=datetime.UTC)
     page = client.get(f"/admin/classes/classsession/{session.pk}/change/")
     assert 'name="starts_at_1" value="20:00:00"' in page.content.decode()
+
+
+def test_rows_named_by_a_time_name_it_in_the_gyms_time(client):
+    """A booking's class and a conversation are named by when they are; the
+    names said it in UTC (the bookings list named a 07:30 class «06:30», the
+    conversation's page its start an hour early)."""
+    role = StaffRoleFactory(role="owner")
+    session = ClassSessionFactory(
+        business=role.business,
+        starts_at=datetime.datetime(2026, 12, 24, 7, 30, tzinfo=MADRID),
+    )
+    Booking.objects.create(
+        business=role.business,
+        member=MemberFactory(business=role.business),
+        session=session,
+    )
+    conversation = _conversation(role.business)
+    Conversation.objects.filter(pk=conversation.pk).update(
+        created_at=datetime.datetime(2026, 12, 24, 6, 30, tzinfo=datetime.UTC)
+    )
+    client.force_login(role.user)
+
+    bookings = client.get("/admin/classes/booking/").content.decode()
+    page = client.get(f"/admin/agents/conversation/{conversation.pk}/change/")
+
+    assert f"{session.class_type.name} 2026-12-24 07:30" in bookings
+    assert "· 2026-12-24 07:30" in page.content.decode()
 
 
 def test_the_inbox_says_when_a_request_was_made_in_the_gyms_time(settings):
