@@ -110,9 +110,18 @@ def _tell_member(
     )
 
 
+#: The longest reason staff may give for a decision (the member reads it).
+REASON_MAX = 1000
+
+
 def _decide(
     action_id: Any, user: AbstractBaseUser, to: str, reason: str
 ) -> PendingAction:
+    if len(reason) > REASON_MAX:
+        raise InvalidValue(
+            _("The reason is too long: at most %(count)s characters.")
+            % {"count": REASON_MAX}
+        )
     action = pending_action_for_staff(action_id=action_id, user=user)
     now = timezone.now()
     with transaction.atomic():

@@ -15,8 +15,10 @@ from django.contrib.auth.models import User
 from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
+from django_htmx.http import HttpResponseClientRedirect
 from django_htmx.middleware import HtmxDetails
 
 from agents.conversations import conversation_excerpts
@@ -137,12 +139,18 @@ def decide(request: HtmxHttpRequest, action_id: str, decision: str) -> HttpRespo
     user = _staff(request)
     if decision not in ("approve", "reject"):
         raise Http404
-    reason = request.POST.get("reason", "").strip()[:1000]
+    reason = request.POST.get("reason", "").strip()
     service = pending_action_approve if decision == "approve" else pending_action_reject
     try:
         action = service(action_id=action_id, user=user, reason=reason)
     except NotFound:
         raise Http404 from None
+    except InvalidValue as problem:
+        # Nothing was decided; the whole page says why.
+        messages.warning(request, str(problem))
+        if request.htmx:
+            return HttpResponseClientRedirect(reverse("approvals:inbox"))
+        return redirect("approvals:inbox")
     except Conflict as conflict:
         messages.warning(request, str(conflict))
         action = PendingAction.objects.get(pk=action_id)
@@ -252,7 +260,7 @@ def resolve(request: HtmxHttpRequest, handoff_id: str) -> HttpResponse:
             ),
             user=user,
             resolution=request.POST.get("resolution", ""),
-            note=request.POST.get("note", "").strip()[:2000],
+            note=request.POST.get("note", "").strip(),
         )
     except NotFound:
         raise Http404 from None

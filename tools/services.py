@@ -150,6 +150,10 @@ def integration_health_check(*, integration: Integration) -> bool:
     return not error
 
 
+#: The longest note staff may leave on a case (a member may read it).
+NOTE_MAX = 2000
+
+
 def handoff_resolve(
     *, handoff_id: Any, business_ids: Any, user: Any, resolution: str, note: str = ""
 ) -> Handoff:
@@ -158,6 +162,11 @@ def handoff_resolve(
         raise InvalidValue(_("Say whether it was done, not done, or leave a note."))
     if resolution == Handoff.Resolution.NOTE and not note.strip():
         raise InvalidValue(_("Write the note for the member."))
+    if len(note) > NOTE_MAX:
+        raise InvalidValue(
+            _("The note is too long: at most %(count)s characters.")
+            % {"count": NOTE_MAX}
+        )
     handoff = Handoff.objects.filter(
         pk=handoff_id, business_id__in=business_ids
     ).first()

@@ -98,6 +98,34 @@ def test_rejecting_keeps_the_reason(staff_client, world):
     assert (action.status, action.decision_reason) == ("rejected", "Cerrado en agosto")
 
 
+def test_a_reason_too_long_rejects_nothing_and_says_why(
+    staff_client, world, row_counts, settings
+):
+    """It was cut at 1,000 characters without a word, and the member read the
+    cut reason."""
+    settings.LANGUAGE_CODE = "en"
+    action = request_freeze(world)
+    before = row_counts()
+
+    response = staff_client.post(
+        f"/inbox/{action.pk}/reject",
+        {"reason": "x" * 1001},
+        headers={"HX-Request": "true"},
+    )
+
+    assert response.headers["HX-Redirect"] == "/inbox/"
+    action.refresh_from_db()
+    assert action.status == "pending"
+    assert row_counts() == before
+    page = staff_client.get("/inbox/").content.decode()
+    assert "The reason is too long: at most 1000 characters." in page
+    assert 'name="reason" maxlength="1000"' in page
+
+    staff_client.post(f"/inbox/{action.pk}/reject", {"reason": "x" * 1000})
+    action.refresh_from_db()
+    assert (action.status, len(action.decision_reason)) == ("rejected", 1000)
+
+
 def test_approve_selected(staff_client, world):
     first, second = request_freeze(world, 10, 12), request_freeze(world, 20, 22)
     staff_client.post("/inbox/approve-selected", {"ids": [first.pk, second.pk]})

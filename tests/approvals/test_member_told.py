@@ -293,7 +293,8 @@ def test_a_member_who_asked_for_a_person_is_answered_with_the_staffs_words(
     form = client.get("/inbox/handoffs/").content.decode()
     form = form.split(f'id="handoff-{handoff.pk}"')[1].split("</tr>")[0]
     assert '<input type="hidden" name="resolution" value="note">' in form
-    assert 'name="note" required' in form
+    # An answer of some lines, as long as the case may keep.
+    assert '<textarea name="note" required maxlength="2000"' in form
     assert "<select" not in form
     client.post(
         f"/inbox/handoffs/{handoff.pk}/resolve",
@@ -317,6 +318,30 @@ def test_an_empty_answer_settles_nothing(asked, client, row_counts):
         f"/inbox/handoffs/{handoff.pk}/resolve", {"resolution": "note", "note": "  "}
     )
 
+    handoff.refresh_from_db()
+    assert handoff.status == "open"
+    assert later() == []
+    assert row_counts() == before
+
+
+def test_an_answer_too_long_settles_nothing_and_says_why(
+    asked, client, row_counts, settings
+):
+    """It was cut at 2,000 characters without a word, and the member read the
+    cut answer."""
+    settings.LANGUAGE_CODE = "en"
+    _, staff, later = asked
+    handoff = _case(reason="Quiero hablar con una persona")
+    client.force_login(staff)
+    before = row_counts()
+
+    response = client.post(
+        f"/inbox/handoffs/{handoff.pk}/resolve",
+        {"resolution": "note", "note": "x" * 2001},
+        follow=True,
+    )
+
+    assert "The note is too long: at most 2000 characters." in response.content.decode()
     handoff.refresh_from_db()
     assert handoff.status == "open"
     assert later() == []
