@@ -81,6 +81,7 @@ PIECES = (
     "darme de baja",
     "¿a qué hora es?",
     "¿y el sábado?",
+    "¿y el arroz?",
     "no",
     "eso",
 )

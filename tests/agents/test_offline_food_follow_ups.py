@@ -203,3 +203,58 @@ def test_how_many_calories_is_that_with_nothing_shown_searches_nothing(client, a
     send(client, started, "How many calories is that?")
 
     assert not ToolCallLog.objects.exists()
+
+
+@pytest.mark.parametrize(
+    ("sub", "first", "then", "told"),
+    [
+        (
+            "socio-1003",
+            "How much protein is in 200 g of chicken?",
+            "and in 150 g of rice?",
+            "- Arroz blanco (cocido): 28 g of carbohydrates",
+        ),
+        (
+            "socio-1001",
+            "¿Cuántas proteínas tiene el pollo?",
+            "¿Y el arroz?",
+            "- Arroz blanco (cocido): 28 g de hidratos de carbono",
+        ),
+    ],
+)
+def test_another_food_after_a_foods_nutrients_gets_that_foods(
+    client, agent, sub, first, then, told
+):
+    """ "And in 150 g of rice?" right after the chicken's nutrients got the list
+    of what the assistant can do."""
+    started = start(client, agent, identity_token=identity(agent, sub=sub))
+    send(client, started, first)
+
+    reply = reply_to(send(client, started, then))
+
+    assert told in reply
+    assert "Pechuga" not in reply
+    assert not MealEntry.objects.exists()
+
+
+def test_thanks_after_a_foods_nutrients_looks_for_no_food(client, agent):
+    started = member_conversation(client, agent)
+    send(client, started, "¿Cuántas calorías tiene el plátano?")
+
+    reply = reply_to(send(client, started, "Y gracias"))
+
+    assert reply == "¡De nada! ¿Algo más?"
+    assert ToolCallLog.objects.filter(tool_name="search_foods").count() == 1
+
+
+def test_another_food_after_one_logged_is_not_taken_for_a_question(client, agent):
+    """After a food was logged, "¿y el arroz?" says neither its grams nor its
+    meal: nothing is logged or looked up on a guess."""
+    started = member_conversation(client, agent)
+    send(client, started, "Añade 120 g de plátano a la merienda")
+
+    send(client, started, "¿Y el arroz?")
+
+    assert [e.food.name for e in MealEntry.objects.all()] == ["Plátano"]
+    searched = ToolCallLog.objects.filter(tool_name="search_foods")
+    assert [log.arguments["query"] for log in searched] == ["platano"]

@@ -175,7 +175,8 @@ class OfflineProvider(AccountIntents, BookingIntents, ClassIntents, NutritionInt
         arroz": another food for the meal just logged. "¿Cuántas calorías son?"
         after her diary: that diary's totals. "¿A qué hora es?" after a booking:
         that class's. "El blanco" after being asked which food to log: that one,
-        logged as she asked before."""
+        logged as she asked before. "¿Y el arroz?" after a food's nutrients: the
+        rice's."""
         answer = self._food_chosen(
             said, results, offered, before, earlier, previous
         ) or self._grams_given(said, results, offered, earlier, previous)
@@ -198,6 +199,10 @@ class OfflineProvider(AccountIntents, BookingIntents, ClassIntents, NutritionInt
         if when is not None:
             return when
         if day_named(said, self.today) is None:
+            asked_of_a_food = set(before) == {"search_foods"}  # not a food logged
+            if asked_of_a_food and goes_on and not has(said, "gracias", "thank"):
+                # "¿Y el arroz?", "and in 150 g of rice?" after a food's nutrients.
+                return self._nutrients(said, results, offered, again=True)
             return None
         if "list_classes" in before:
             like = before["list_classes"] if goes_on else {}

@@ -63,8 +63,16 @@ REMOVAL_WORDS = (*TAKE_AWAY, "diario", "diary", "from")
 
 
 class NutritionIntents(Intents):
-    def _nutrients(self, said: str, results: dict[str, Any], offered: set[str]) -> Any:
-        if not asks_nutrients(said):
+    def _nutrients(
+        self,
+        said: str,
+        results: dict[str, Any],
+        offered: set[str],
+        again: bool = False,
+    ) -> Any:
+        """A food's nutrients from the catalog; ``again``: the question of the turn
+        before, asked of another food ("and in 150 g of rice?")."""
+        if not (again or asks_nutrients(said)):
             return None
         words = food_words(said)
         if not words:
