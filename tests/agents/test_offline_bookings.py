@@ -10,7 +10,7 @@ import pytest
 
 from gymnasia.classes.models import Booking, ClassSession, ClassType
 from gymnasia.gyms.selectors import business_today
-from tests.agents.api_client import send
+from tests.agents.api_client import identity, send, start
 from tests.agents.offline_kit import (
     LATER,
     classes_on_a_later_day,
@@ -325,6 +325,36 @@ def test_cancel_it_cancels_the_booking_just_made_and_when_says_its_time(client, 
     assert when == f"Spinning es el {day} 09:00 en Sala 1."
     assert cancelled == "Reserva cancelada."
     assert Booking.objects.get(session=sessions[1]).status == "cancelled"
+
+
+def test_who_teaches_and_where_is_the_class_just_booked(client, agent):
+    """ "¿Quién da la clase?" right after a booking listed the week's classes and
+    "¿En qué sala es?" was not understood; "cancélala" after them then had no
+    class to cancel."""
+    day, sessions = classes_on_a_later_day(agent, "Yoga", "Spinning")
+    started = member_conversation(client, agent)
+    send(client, started, f"Reserva spinning el {day}")
+
+    who = reply_to(send(client, started, "¿Quién da la clase?"))
+    where = reply_to(send(client, started, "¿En qué sala es?"))
+    cancelled = reply_to(send(client, started, "Cancélala"))
+
+    assert who == f"Spinning del {day} 09:00 la da Marta Gil."
+    assert where == f"Spinning es el {day} 09:00 en Sala 1."
+    assert cancelled == "Reserva cancelada."
+    assert Booking.objects.get(session=sessions[1]).status == "cancelled"
+    assert ToolCallLog.objects.filter(tool_name="list_classes").count() == 1
+
+
+def test_an_instructor_the_gym_did_not_name_is_said_to_be_unnamed(client, agent):
+    day, sessions = classes_on_a_later_day(agent, "Yoga")
+    ClassSession.objects.filter(pk=sessions[0].pk).update(instructor="")
+    started = start(client, agent, identity_token=identity(agent, sub="socio-1003"))
+    send(client, started, f"Book yoga on {day}")
+
+    reply = reply_to(send(client, started, "Who teaches it?"))
+
+    assert reply == "The gym has not said who teaches that class."
 
 
 def test_cancel_it_after_a_list_of_one_booking_cancels_that_one(client, agent):

@@ -80,6 +80,8 @@ PIECES = (
     "no puedo ir",
     "darme de baja",
     "¿a qué hora es?",
+    "¿quién da la clase?",
+    "¿en qué sala es?",
     "¿y el sábado?",
     "¿y el arroz?",
     "no",

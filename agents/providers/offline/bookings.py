@@ -37,21 +37,65 @@ CANNOT_GO = (
     "cannot come",
 )
 
+#: Questions of the class just talked about: when and where it is...
+WHEN_WHERE = (
+    "a que hora es",
+    "a que hora empieza",
+    "cuando es",
+    "que sala",
+    "donde es",
+    "when is it",
+    "when does it start",
+    "what time does",
+    "which room",
+    "what room",
+    "where is it",
+)
+#: ...and who teaches it.
+WHO_TEACHES = (
+    "quien da",
+    "quien la da",
+    "quien imparte",
+    "monitor",
+    "profesor",
+    "who teaches",
+    "who is teaching",
+    "who's teaching",
+    "instructor",
+    "teacher",
+)
+
 
 class BookingIntents(Intents):
-    def _booked_when(
+    def _about_the_class(
         self,
         said: str,
+        results: dict[str, Any],
+        offered: set[str],
         earlier: Mapping[str, dict[str, Any]],
         before: Mapping[str, dict[str, Any]],
     ) -> Any:
-        """ "¿A qué hora es?", "When is it?" right after a booking, or a list of one
-        class: that class."""
-        if not has(said, "a que hora es", "cuando es", "when is it", "what time does"):
+        """ "¿A qué hora es?", "¿en qué sala?", "¿quién da la clase?" right after a
+        booking, or a list of one class: that class's time, room or instructor,
+        from what the tool said of it."""
+        teaches = has(said, *WHO_TEACHES)
+        if not (teaches or has(said, *WHEN_WHERE)):
             return None
         session = _class_just_told(earlier, before)
         if session is None:
             return None
+        if teaches:
+            if not session.get("instructor"):
+                return self._t(
+                    "El gimnasio no ha indicado quién da esa clase.",
+                    "The gym has not said who teaches that class.",
+                ), []
+            return self._t(
+                f"{session['class']} del {when_of(session)} la da "
+                f"{session['instructor']}.",
+                f"{session['instructor']} teaches {session['class']} on "
+                f"{when_of(session)}.",
+            ), []
         return self._t(
             f"{session['class']} es el {when_of(session)} en {session['room']}.",
             f"{session['class']} is on {when_of(session)} in {session['room']}.",

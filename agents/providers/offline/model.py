@@ -111,6 +111,7 @@ class OfflineProvider(AccountIntents, BookingIntents, ClassIntents, NutritionInt
             partial(self._cancel, earlier=earlier, before=before),
             partial(self._cannot_go, earlier=earlier, before=before),
             self._move,
+            partial(self._about_the_class, earlier=earlier, before=before),
             self._bookings,
             partial(self._book, earlier=earlier, before=before),
             self._remove_food,
@@ -173,8 +174,8 @@ class OfflineProvider(AccountIntents, BookingIntents, ClassIntents, NutritionInt
         classes, the diary), asked again for the day named; the same kind of
         class when it goes on from it ("y …", "what about …"). "Y 200 g de
         arroz": another food for the meal just logged. "¿Cuántas calorías son?"
-        after her diary: that diary's totals. "¿A qué hora es?" after a booking:
-        that class's. "El blanco" after being asked which food to log: that one,
+        after her diary: that diary's totals. "El blanco" after being asked
+        which food to log: that one,
         logged as she asked before. "¿Y el arroz?" after a food's nutrients: the
         rice's."""
         answer = self._food_chosen(
@@ -195,9 +196,6 @@ class OfflineProvider(AccountIntents, BookingIntents, ClassIntents, NutritionInt
             day = _diary_day(before, earlier)
             if day is not None:
                 return self._diary(said, results, offered, again=True, day=day)
-        when = self._booked_when(said, earlier, before)
-        if when is not None:
-            return when
         if day_named(said, self.today) is None:
             asked_of_a_food = set(before) == {"search_foods"}  # not a food logged
             if asked_of_a_food and goes_on and not has(said, "gracias", "thank"):
