@@ -208,6 +208,26 @@ def test_a_kind_the_list_shown_lacks_is_looked_for_on_that_lists_day(client, age
     assert not Booking.objects.exists()
 
 
+@pytest.mark.parametrize(
+    "said",
+    [
+        "Quiero apuntarme a pilates el {day}",
+        "Me apunto a pilates el {day}",
+        "Quiero inscribirme en pilates el {day}",
+        "Sign up for pilates on {day}",
+    ],
+)
+def test_the_ways_members_ask_for_a_place_book_it(client, agent, said):
+    """ "Quiero apuntarme a pilates el …" got the list of what it can do."""
+    day, sessions = classes_on_a_later_day(agent, "Yoga", "Pilates")
+    started = member_conversation(client, agent)
+
+    reply = reply_to(send(client, started, said.format(day=day)))
+
+    assert reply == f"Reserva confirmada: Pilates el {day} 09:00 en Sala 1."
+    assert Booking.objects.get().session_id == sessions[1].pk
+
+
 def test_a_kind_another_kinds_list_lacks_is_looked_for_over_the_week(client, agent):
     """ "Resérvame la primera de yoga" after the week's yoga, then another day's
     pilates: it looked for yoga on the pilates list's day only, and found none."""
@@ -387,7 +407,9 @@ def test_a_day_said_after_a_list_of_one_kind_books_that_kind_that_day(client, ag
     assert Booking.objects.get().session_id == sessions[1].pk
 
 
-@pytest.mark.parametrize("said", ["Apúntame", "Resérvamela", "Book me in"])
+@pytest.mark.parametrize(
+    "said", ["Apúntame", "Resérvamela", "Book me in", "Quiero apuntarme", "Me apunto"]
+)
 def test_book_me_after_a_list_of_one_class_books_that_class(client, agent, said):
     """ "Apúntame" right after «¿Hay pilates el …?» listed one class asked her
     which class and which day."""

@@ -24,6 +24,7 @@ PIECES = (
     "gracias",
     "reserva",
     "apúntame",
+    "quiero apuntarme",
     "book",
     "cancela",
     "cancel it",

@@ -23,6 +23,19 @@ from gymnasia.text import fold
 
 #: How many classes a list shows; "the last one" is the last of those.
 CLASSES_SHOWN = 12
+#: Words that ask for a place in a class ("quiero apuntarme a yoga").
+BOOK_WORDS = (
+    "reserva",
+    "apuntame",
+    "apuntarme",
+    "me apunto",
+    "inscribeme",
+    "inscribirme",
+    "me inscribo",
+    "book",
+    "sign me up",
+    "sign up",
+)
 #: "What is on" a day, as members type it.
 WHATS_ON = ("que hay", "what's on", "whats on", "what is on")
 
@@ -164,7 +177,7 @@ class ClassIntents(Intents):
         earlier: Mapping[str, dict[str, Any]],
         before: Mapping[str, dict[str, Any]],
     ) -> Any:
-        if not has(said, "reserva", "apuntame", "inscribeme", "book", "sign me up"):
+        if not has(said, *BOOK_WORDS):
             return None
         if has(said, *CANCEL_WORDS):
             return None
