@@ -107,7 +107,8 @@ def test_a_member_gets_their_own_diary_whatever_the_arguments(client, agent):
     messages = send(client, started, "¿Qué he comido hoy en mi diario?").json()[
         "messages"
     ]
-    assert "Nada" in messages[-1]["text"] or "No hay nada" in messages[-1]["text"]
+    # Pablo's diary is empty; Lucía's lunch of today is not his.
+    assert messages[-1]["text"] == "Hoy no tienes nada anotado en el diario."
 
 
 def test_another_members_diary_and_bookings_stay_out_whatever_the_model_asks(
