@@ -14,7 +14,7 @@ from gymnasia.gyms.models import Member
 from gymnasia.gyms.selectors import business_today
 from gymnasia.memberships.models import MembershipFreeze
 from gymnasia.text import fold
-from tests.agents.api_client import send
+from tests.agents.api_client import identity, send, start
 from tests.agents.offline_kit import (
     member_conversation,
     reply_to,
@@ -170,7 +170,7 @@ def test_how_her_request_stands_with_none_waiting_says_so(client, agent):
 
     assert reply.startswith("Tu cuota «Cuota mensual» está activa")
     assert reply.endswith(
-        " No tienes ninguna solicitud esperando la aprobación del equipo."
+        " No tienes ninguna congelación esperando la aprobación del equipo."
     )
     assert not PendingAction.objects.exists()
 
@@ -250,3 +250,65 @@ def test_leaving_the_gym_is_said_to_be_out_of_reach_never_her_membership_state(
         "con una persona» y se lo paso al equipo."
     )
     assert not ToolCallLog.objects.exists()
+
+
+@pytest.mark.parametrize(
+    ("sub", "asked", "days", "waits"),
+    [
+        (
+            "socio-1003",
+            "Can I freeze my membership for two weeks in January?",
+            "From January 5 to January 19",
+            "I have sent your request to the gym's staff",
+        ),
+        (
+            "socio-1001",
+            "Quiero congelar la cuota",
+            "Del 5 al 19 de enero",
+            "He enviado tu solicitud al equipo del gimnasio",
+        ),
+    ],
+)
+def test_the_days_given_when_asked_for_freeze_them(
+    client, agent, sub, asked, days, waits
+):
+    """Her answer to «from which day to which day?» got the list of what the
+    assistant can do."""
+    started = start(client, agent, identity_token=identity(agent, sub=sub))
+    assert "?" in reply_to(send(client, started, asked))
+    assert not PendingAction.objects.exists()
+
+    reply = reply_to(send(client, started, days))
+
+    assert reply.startswith(waits)
+    action = PendingAction.objects.get()
+    year = action.arguments["start"][:4]
+    assert action.arguments == {"start": f"{year}-01-05", "end": f"{year}-01-19"}
+
+
+def test_days_after_another_question_freeze_nothing(client, agent):
+    """Days said after a freeze was made, or after a question about another
+    thing, are no freeze request."""
+    started = member_conversation(client, agent)
+    send(client, started, "¿Qué clases hay mañana?")
+
+    send(client, started, "Del 5 al 19 de enero")
+
+    assert not ToolCallLog.objects.filter(tool_name="freeze_membership").exists()
+
+
+@pytest.mark.parametrize("asked", ["Has it been approved?", "¿Ya lo han aprobado?"])
+def test_whether_it_was_approved_reads_her_membership(client, agent, asked):
+    """ "Has it been approved?" after a freeze request got the list of what the
+    assistant can do."""
+    started = member_conversation(client, agent)
+    year = business_today(business=agent.business).year + 1
+    send(client, started, f"Congela mi cuota del {year}-03-01 al {year}-03-10")
+
+    reply = reply_to(send(client, started, asked))
+
+    assert reply.endswith(
+        " Congelaciones que esperan la aprobación del equipo: "
+        f"del {year}-03-01 al {year}-03-10."
+    )
+    assert PendingAction.objects.count() == 1

@@ -73,6 +73,7 @@ PIECES = (
     "congela",
     "del 1 al 10 de marzo",
     "¿cómo va mi solicitud?",
+    "has it been approved?",
     "devuélveme",
     "10 euros",
     "mis pagos",

@@ -119,3 +119,19 @@ def test_payments_asked_for_without_stripe_connected_are_out_of_reach(client, ag
 
     assert reply.startswith("Eso no lo puedo hacer desde aquí.")
     assert not ToolCallLog.objects.exists()
+
+
+def test_how_a_refund_request_stands_is_never_said_to_be_none(client, agent, payments):
+    """A refund waiting for staff is in no read tool's result; «¿Cómo va mi
+    solicitud?» said she had no request waiting."""
+    started = member_conversation(client, agent)
+    send(client, started, "Devuélveme el pago de la toalla")
+    assert PendingAction.objects.get().tool_name == "refund_payment"
+
+    reply = reply_to(send(client, started, "¿Cómo va mi solicitud?"))
+
+    assert "No tienes ninguna solicitud" not in reply
+    assert reply.endswith(
+        " Los reembolsos que esperan al equipo no los veo desde aquí: su respuesta "
+        "te llegará en esta conversación."
+    )

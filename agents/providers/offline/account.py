@@ -3,6 +3,7 @@ freezing it, a refund, and talking to a person."""
 
 from __future__ import annotations
 
+import datetime
 import re
 from typing import Any
 
@@ -18,6 +19,8 @@ from agents.providers.offline.words import (
 )
 from gymnasia.text import fold
 
+#: Words that ask for a freeze.
+FREEZE_WORDS = ("congel", "pausa", "freeze", "pause")
 #: Words that undo a freeze or withdraw its request ("cancela la congelación").
 UNDO = (
     "cancela",
@@ -80,6 +83,8 @@ PAID = (
     "charged",
     "charges",
 )
+#: Words that ask whether a request was approved ("¿lo han aprobado ya?").
+APPROVED = ("aprobad", "aprobo", "approved")
 #: How many payments a list shows.
 PAYMENTS_SHOWN = 12
 
@@ -88,9 +93,9 @@ class AccountIntents(Intents):
     def _membership(self, said: str, results: dict[str, Any], offered: set[str]) -> Any:
         # "¿Cómo va mi solicitud?": the requests she can make here wait on her
         # membership (a freeze), which lists them.
-        asks_requests = has(said, "solicitud", "peticion", "request") and has(
-            said, *HOW_IT_STANDS
-        )
+        asks_requests = (
+            has(said, "solicitud", "peticion", "request") and has(said, *HOW_IT_STANDS)
+        ) or has(said, *APPROVED)
         if not (
             has(said, "cuota", "membresia", "abono", "membership")
             or _asks_about_freezes(said)
@@ -119,8 +124,16 @@ class AccountIntents(Intents):
             answer += self._t(" No tiene ninguna congelación.", " It has no freeze.")
         if asks_requests and not requested:
             answer += self._t(
-                " No tienes ninguna solicitud esperando la aprobación del equipo.",
-                " You have no request waiting for the staff's approval.",
+                " No tienes ninguna congelación esperando la aprobación del equipo.",
+                " You have no freeze waiting for the staff's approval.",
+            )
+        if asks_requests and "refund_payment" in offered:
+            # A refund waiting for staff is in no read tool's result: never "none".
+            answer += self._t(
+                " Los reembolsos que esperan al equipo no los veo desde aquí: su "
+                "respuesta te llegará en esta conversación.",
+                " Refunds waiting for the staff I cannot see from here: their answer "
+                "will reach you in this conversation.",
             )
         if requested:
             periods = self._periods(requested)
@@ -136,8 +149,23 @@ class AccountIntents(Intents):
             for f in freezes
         )
 
-    def _freeze(self, said: str, results: dict[str, Any], offered: set[str]) -> Any:
-        if not has(said, "congel", "pausa", "freeze", "pause"):
+    def _freeze(
+        self,
+        said: str,
+        results: dict[str, Any],
+        offered: set[str],
+        previous: str = "",
+    ) -> Any:
+        """A freeze asked for, with its days, or the days asked for; ``previous``:
+        the member's message before, whose freeze she may be giving the days of
+        ("From January 5 to January 19" after «which days?»)."""
+        if not (
+            has(said, *FREEZE_WORDS)
+            or (
+                _asked_for_the_days(fold(previous), self.today)
+                and period_named(said, self.today)
+            )
+        ):
             return None
         if has(said, *UNDO) and "freeze_membership" not in results:
             # No tool undoes a freeze or withdraws a request: never a new freeze.
@@ -319,6 +347,17 @@ class AccountIntents(Intents):
                 "I have told the staff; they will answer here.",
             ), []
         return self._failure(result), []
+
+
+def _asked_for_the_days(said: str, today: datetime.date) -> bool:
+    """Whether a (folded) message asked for a freeze without its days, so that it
+    was answered with the question of which days."""
+    return (
+        has(said, *FREEZE_WORDS)
+        and not has(said, *UNDO)
+        and not _asks_about_freezes(said)
+        and (period_named(said, today) is None or _a_length_only(said))
+    )
 
 
 def _asks_about_freezes(said: str) -> bool:

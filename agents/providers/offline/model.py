@@ -103,7 +103,7 @@ class OfflineProvider(AccountIntents, BookingIntents, ClassIntents, NutritionInt
                 '"2027-03-01".',
             ), []
         for intent in (
-            self._freeze,
+            partial(self._freeze, previous=previous),
             self._refund,
             self._payments,
             partial(self._person, message=message),
