@@ -346,6 +346,18 @@ def test_who_teaches_and_where_is_the_class_just_booked(client, agent):
     assert ToolCallLog.objects.filter(tool_name="list_classes").count() == 1
 
 
+def test_where_the_gym_is_is_no_question_of_the_class_just_listed(client, agent):
+    """ "¿Dónde estáis?" right after a list of one class named that class's room."""
+    day, _ = classes_on_a_later_day(agent, "Zumba")
+    started = start(client, agent)
+    send(client, started, f"¿Hay zumba el {day}?")
+
+    reply = reply_to(send(client, started, "¿Dónde estáis?"))
+
+    assert "Sala 1" not in reply
+    assert reply.startswith("Puedo ayudarte con ")
+
+
 def test_an_instructor_the_gym_did_not_name_is_said_to_be_unnamed(client, agent):
     day, sessions = classes_on_a_later_day(agent, "Yoga")
     ClassSession.objects.filter(pk=sessions[0].pk).update(instructor="")

@@ -121,6 +121,31 @@ def test_a_greeting_is_greeted_back_with_what_it_can_help_with(
 
 
 @pytest.mark.parametrize(
+    ("sub", "said", "told"),
+    [
+        (None, "¿Cuánto cuesta apuntarse al gimnasio?", "Puedo ayudarte con "),
+        ("socio-1001", "Quiero apuntarme al gimnasio", "Puedo ayudarte con "),
+        ("socio-1001", "Quiero registrarme", "Puedo ayudarte con "),
+        ("socio-1003", "I can't log in to the app", "I can help you with "),
+        ("socio-1003", "What's your address?", "I can help you with "),
+    ],
+)
+def test_words_that_merely_look_like_logging_a_food_ask_for_no_grams(
+    client, agent, sub, said, told
+):
+    """ "¿Cuánto cuesta apuntarse al gimnasio?" was answered «¿Cuántos gramos?»:
+    "apuntarse", "registrarme", "log in" and "address" began like a request to
+    log a food."""
+    token = {"identity_token": identity(agent, sub=sub)} if sub else {}
+    started = start(client, agent, **token)
+
+    reply = reply_to(send(client, started, said))
+
+    assert reply.startswith(told)
+    assert not ToolCallLog.objects.exists()
+
+
+@pytest.mark.parametrize(
     "asked", ["Quiero hablar con alguien", "Can I talk to someone?"]
 )
 def test_a_visitor_asking_for_someone_is_handed_to_staff(client, agent, asked):

@@ -37,19 +37,11 @@ CANNOT_GO = (
     "cannot come",
 )
 
-#: Questions of the class just talked about: when and where it is...
-WHEN_WHERE = (
-    "a que hora es",
-    "a que hora empieza",
-    "cuando es",
-    "que sala",
-    "donde es",
-    "when is it",
-    "when does it start",
-    "what time does",
-    "which room",
-    "what room",
-    "where is it",
+#: Questions of the class just talked about: when and where it is (whole words:
+#: "¿dónde estáis?" asks where the gym is)...
+WHEN_WHERE = re.compile(
+    r"\b(a que hora (es|empieza)|cuando es|que sala|donde es|when is it"
+    r"|when does it start|what time does|which room|what room|where is it)\b"
 )
 #: ...and who teaches it.
 WHO_TEACHES = (
@@ -79,7 +71,7 @@ class BookingIntents(Intents):
         booking, or a list of one class: that class's time, room or instructor,
         from what the tool said of it."""
         teaches = has(said, *WHO_TEACHES)
-        if not (teaches or has(said, *WHEN_WHERE)):
+        if not (teaches or WHEN_WHERE.search(said)):
             return None
         session = _class_just_told(earlier, before)
         if session is None:

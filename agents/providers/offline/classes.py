@@ -179,6 +179,10 @@ class ClassIntents(Intents):
     ) -> Any:
         if not has(said, *BOOK_WORDS):
             return None
+        if has(said, "al gimnasio", "the gym") and not (
+            kind_named(said) or has(said, "clase", "class")
+        ):
+            return None  # "quiero apuntarme al gimnasio": joining it, no class
         if has(said, *CANCEL_WORDS):
             return None
         if GRAMS.search(said) or meal_named(said):

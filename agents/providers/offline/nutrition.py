@@ -26,10 +26,14 @@ from agents.providers.offline.words import (
 )
 from gymnasia.text import fold
 
-#: Words that ask to log a food: these start one ("apúntame"), and these are one
-#: ("pon", never "¿qué pone?").
-LOG_STARTS = ("anade", "apunta", "anota", "registra", "add", "log")
-LOG_WORDS = re.compile(r"\b(pon|ponme|ponlo|mete|meteme|metelo|put|record)\b")
+#: Words that ask to log a food: these start one ("añádeme"), and these are one
+#: ("pon", never "¿qué pone?"; "apúntalo", never "apuntarse al gimnasio"; "log",
+#: never "log in"; "add", never "address").
+LOG_STARTS = ("anade",)
+LOG_WORDS = re.compile(
+    r"\b(pon|ponme|ponlo|mete|meteme|metelo|put|record|add|log(?!\s+(?:in|out)\b)"
+    r"|(?:apunta|anota|registra)(?:me|lo|la|melo|mela)?)\b"
+)
 #: Words that say a food was eaten ("he comido", "I ate").
 ATE = re.compile(r"\b(comi|he comido|ate|i had|i ve had)\b")
 #: Words of "he comido", "I've had" that are no food's name.
