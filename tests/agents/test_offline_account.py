@@ -312,3 +312,14 @@ def test_whether_it_was_approved_reads_her_membership(client, agent, asked):
         f"del {year}-03-01 al {year}-03-10."
     )
     assert PendingAction.objects.count() == 1
+
+
+def test_asking_whether_it_was_frozen_asks_for_no_freeze(client, agent):
+    """ "¿Me habéis congelado la cuota del 1 al 10 de marzo?" asked staff for that
+    freeze."""
+    started = member_conversation(client, agent)
+
+    send(client, started, "¿Me habéis congelado la cuota del 1 al 10 de marzo?")
+
+    assert not ToolCallLog.objects.filter(tool_name="freeze_membership").exists()
+    assert not PendingAction.objects.exists()

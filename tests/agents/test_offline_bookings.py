@@ -346,6 +346,31 @@ def test_who_teaches_and_where_is_the_class_just_booked(client, agent):
     assert ToolCallLog.objects.filter(tool_name="list_classes").count() == 1
 
 
+@pytest.mark.parametrize(
+    ("sub", "asked"),
+    [
+        ("socio-1003", "Was my yoga class cancelled?"),
+        ("socio-1001", "¿Está cancelada mi clase de yoga?"),
+        ("socio-1001", "¿Me habéis anulado la reserva de yoga?"),
+        ("socio-1003", "Has my yoga booking been deleted?"),
+    ],
+)
+def test_asking_whether_a_booking_was_cancelled_cancels_nothing(
+    client, agent, sub, asked
+):
+    """ "Was my yoga class cancelled?" cancelled it: "cancel" started
+    "cancelled", and the question was taken for the request."""
+    day, _ = classes_on_a_later_day(agent, "Yoga")
+    started = start(client, agent, identity_token=identity(agent, sub=sub))
+    send(client, started, f"Reserva yoga el {day}")
+    assert Booking.objects.get().status == "confirmed"
+
+    send(client, started, asked)
+
+    assert Booking.objects.get().status == "confirmed"
+    assert not ToolCallLog.objects.filter(tool_name="cancel_booking").exists()
+
+
 def test_where_the_gym_is_is_no_question_of_the_class_just_listed(client, agent):
     """ "¿Dónde estáis?" right after a list of one class named that class's room."""
     day, _ = classes_on_a_later_day(agent, "Zumba")

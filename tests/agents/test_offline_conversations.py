@@ -28,6 +28,8 @@ PIECES = (
     "book",
     "cancela",
     "cancel it",
+    "¿está cancelada?",
+    "was it removed?",
     "cámbiala",
     "move it",
     "la primera",

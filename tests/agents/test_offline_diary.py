@@ -285,3 +285,17 @@ def test_a_removal_asked_politely_removes_that_food(client, agent, sub, added, a
     send(client, started, asked)
 
     assert [e.food.name for e in MealEntry.objects.all()] == ["Plátano"]
+
+
+@pytest.mark.parametrize(
+    "asked", ["¿Se ha borrado el arroz de mi diario?", "Was the rice removed?"]
+)
+def test_asking_whether_a_food_was_taken_out_takes_nothing_out(client, agent, asked):
+    """ "¿Se ha borrado el arroz de mi diario?" removed the rice."""
+    started = member_conversation(client, agent)
+    send(client, started, "Añade 150 g de arroz blanco a mi comida")
+
+    send(client, started, asked)
+
+    assert [e.food.name for e in MealEntry.objects.all()] == ["Arroz blanco (cocido)"]
+    assert not ToolCallLog.objects.filter(tool_name="remove_meal_entry").exists()

@@ -135,3 +135,18 @@ def test_how_a_refund_request_stands_is_never_said_to_be_none(client, agent, pay
         " Los reembolsos que esperan al equipo no los veo desde aquí: su respuesta "
         "te llegará en esta conversación."
     )
+
+
+@pytest.mark.parametrize(
+    "asked", ["¿Me habéis reembolsado la toalla?", "Was the towel payment refunded?"]
+)
+def test_asking_whether_a_payment_was_refunded_asks_for_no_refund(
+    client, agent, payments, asked
+):
+    """ "Was the towel payment refunded?" asked staff to refund it."""
+    started = member_conversation(client, agent)
+
+    send(client, started, asked)
+
+    assert refunds_asked() == []
+    assert not PendingAction.objects.exists()

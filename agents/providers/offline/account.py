@@ -12,6 +12,7 @@ from agents.providers.offline.words import (
     ISO_DATE,
     MEMBERSHIP_STATES,
     TAKE_AWAY,
+    asks_for,
     asks_how,
     has,
     kind_named,
@@ -160,7 +161,7 @@ class AccountIntents(Intents):
         the member's message before, whose freeze she may be giving the days of
         ("From January 5 to January 19" after «which days?»)."""
         if not (
-            has(said, *FREEZE_WORDS)
+            asks_for(said, *FREEZE_WORDS)
             or (
                 _asked_for_the_days(fold(previous), self.today)
                 and period_named(said, self.today)
@@ -201,7 +202,7 @@ class AccountIntents(Intents):
         return self._failure(result), []
 
     def _refund(self, said: str, results: dict[str, Any], offered: set[str]) -> Any:
-        if not has(said, "devolu", "reembols", "devuelve", "refund"):
+        if not asks_for(said, "devolu", "reembols", "devuelve", "refund"):
             return None
         if asks_how(said):
             return self._unavailable("refund_payment", offered) or (

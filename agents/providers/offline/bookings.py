@@ -10,6 +10,7 @@ from typing import Any
 from agents.providers.offline.base import Intents, when_of
 from agents.providers.offline.words import (
     CANCEL_WORDS,
+    asks_for,
     asks_how,
     day_named,
     has,
@@ -152,7 +153,7 @@ class BookingIntents(Intents):
             meant = None
         it = meant is not None and has(said, "cancelala", "anulala", "cancel it")
         if not (
-            has(said, *CANCEL_WORDS)
+            asks_for(said, *CANCEL_WORDS)
             and (
                 has(said, "reserva", "clase", "booking", "class")
                 or kind

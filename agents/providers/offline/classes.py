@@ -11,6 +11,7 @@ from agents.providers.offline.base import Intents, undone_since, when_of
 from agents.providers.offline.words import (
     CANCEL_WORDS,
     GRAMS,
+    asks_for,
     asks_how,
     day_named,
     has,
@@ -177,7 +178,7 @@ class ClassIntents(Intents):
         earlier: Mapping[str, dict[str, Any]],
         before: Mapping[str, dict[str, Any]],
     ) -> Any:
-        if not has(said, *BOOK_WORDS):
+        if not asks_for(said, *BOOK_WORDS):
             return None
         if has(said, "al gimnasio", "the gym") and not (
             kind_named(said) or has(said, "clase", "class")

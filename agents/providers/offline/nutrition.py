@@ -15,6 +15,7 @@ from agents.providers.offline.words import (
     MEALS,
     NUTRIENTS,
     TAKE_AWAY,
+    asks_for,
     asks_nutrients,
     day_named,
     day_of,
@@ -216,7 +217,7 @@ class NutritionIntents(Intents):
         entry of that food, of the meal named, of the grams said, looked up first;
         a food named otherwise than in the diary ("chicken") is looked up in the
         catalog. When several entries could be meant, it asks which."""
-        if not has(said, *TAKE_AWAY):
+        if not asks_for(said, *TAKE_AWAY):
             return None
         if has(said, "reserva", "clase", "booking", "class"):
             return None

@@ -176,6 +176,21 @@ def has(text: str, *words: str) -> bool:
     return any(re.search(rf"\b{re.escape(word)}", text) for word in words)
 
 
+#: How a participle or a past form ends ("cancelada", "borrado", "cancelled").
+DONE_FORM = re.compile(r"(ad[oa]s?|id[oa]s?|ed)$")
+
+
+def asks_for(text: str, *words: str) -> bool:
+    """Whether a (folded) text asks for a change: it has a word that starts with
+    one of ``words`` other than in a participle or past form, which asks whether
+    the change was made ("¿está cancelada mi clase?", "was the rice removed?")."""
+    return any(
+        not DONE_FORM.search(found.group(0))
+        for word in words
+        for found in re.finditer(rf"\b{re.escape(word)}\w*", text)
+    )
+
+
 def day_named(said: str, today: datetime.date) -> datetime.date | None:
     """The day a (folded) message names: an ISO date, today, tomorrow, yesterday,
     a weekday (the next one to come, or today)."""
