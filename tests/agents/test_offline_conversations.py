@@ -68,6 +68,7 @@ PIECES = (
     "add that",
     "añádelo",
     "mi total",
+    "so far",
     "mi diario",
     "¿cuántas calorías",
     "proteínas",

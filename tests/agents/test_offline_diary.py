@@ -299,3 +299,19 @@ def test_asking_whether_a_food_was_taken_out_takes_nothing_out(client, agent, as
 
     assert [e.food.name for e in MealEntry.objects.all()] == ["Arroz blanco (cocido)"]
     assert not ToolCallLog.objects.filter(tool_name="remove_meal_entry").exists()
+
+
+@pytest.mark.parametrize(
+    "asked",
+    ["How many calories so far today?", "How many calories today?"],
+)
+def test_calories_of_a_day_asked_of_no_food_read_that_days_diary(client, agent, asked):
+    """ "How many calories so far today?" searched the catalog for "so far"."""
+    started = start(client, agent, identity_token=identity(agent, sub="socio-1003"))
+    send(client, started, "Put 250 g of chicken in my lunch")
+
+    reply = reply_to(send(client, started, asked))
+
+    today = business_today(business=agent.business).isoformat()
+    assert reply.startswith(f"Your diary for {today}:\n- Lunch: Pechuga")
+    assert ToolCallLog.objects.filter(tool_name="search_foods").count() == 1

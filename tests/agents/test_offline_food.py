@@ -396,3 +396,30 @@ def test_food_without_a_meal_is_asked_about_then_logged_for_the_meal_said(
     send(client, started, "Añade 100 g de arroz integral a la comida")
 
     assert MealEntry.objects.get().meal == "lunch"
+
+
+@pytest.mark.parametrize(
+    ("sub", "said", "told"),
+    [
+        (
+            "socio-1003",
+            "I had chicken for dinner, about 200 g",
+            "Logged: 200 g of Pechuga de pollo a la plancha for dinner on ",
+        ),
+        (
+            "socio-1001",
+            "He cenado pollo, unos 200 g",
+            "Anotado: 200 g de Pechuga de pollo a la plancha en la cena del ",
+        ),
+    ],
+)
+def test_a_food_named_before_its_grams_is_logged(client, agent, sub, said, told):
+    """ "I had oatmeal for breakfast, about 80 g" got the list of what it can do:
+    the food was looked for only after the grams."""
+    started = start(client, agent, identity_token=identity(agent, sub=sub))
+
+    reply = reply_to(send(client, started, said))
+
+    assert reply.startswith(told)
+    entry = MealEntry.objects.get()
+    assert (entry.meal, entry.grams) == ("dinner", 200)

@@ -162,6 +162,14 @@ class NutritionIntents(Intents):
                 "did i eat",
                 "have i eaten",
                 "have i had",
+                "so far",
+                "hasta ahora",
+            )
+            # "How many calories today?": a day's, of no food.
+            and not (
+                asks_nutrients(said)
+                and day_named(said, self.today)
+                and not food_words(said)
             )
         ):
             return None
@@ -307,6 +315,9 @@ class NutritionIntents(Intents):
                 'How many grams? For example: "add 150 g of apple to my snack".',
             ), []
         words = food_words(food_said)
+        if not words and grams:
+            # "I had oatmeal for breakfast, about 80 g": named before its grams.
+            words = food_named(said[: grams.start()])
         if not words:
             # "Añade 120 g a la merienda" right after asking about a food: the
             # words of that food's name (of every food found: she is then asked
