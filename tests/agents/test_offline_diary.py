@@ -4,6 +4,7 @@ out, and a food logged again told as it is."""
 from __future__ import annotations
 
 import datetime
+import re
 
 import pytest
 
@@ -315,3 +316,51 @@ def test_calories_of_a_day_asked_of_no_food_read_that_days_diary(client, agent, 
     today = business_today(business=agent.business).isoformat()
     assert reply.startswith(f"Your diary for {today}:\n- Lunch: Pechuga")
     assert ToolCallLog.objects.filter(tool_name="search_foods").count() == 1
+
+
+@pytest.mark.parametrize(
+    ("said", "told"),
+    [
+        (
+            "Borra todo lo de hoy",
+            "Las anotaciones se quitan de una en una. Hay varias en tu diario: ",
+        ),
+        (
+            "Cambia el arroz a 120 g",
+            "No puedo cambiar una anotación: quítala y añádela de nuevo, con «quita "
+            "100 g de Arroz blanco (cocido) de la comida» y luego «añade 120 g de "
+            "Arroz blanco (cocido) a la comida».",
+        ),
+    ],
+)
+def test_all_of_a_day_or_an_entry_changed_are_explained_never_half_done(
+    client, agent, said, told, row_counts
+):
+    """ "Borra todo lo de hoy" said it found nothing in a diary of two entries, and
+    "cambia el arroz a 120 g" was not understood: no tool takes out a day or
+    changes an entry, so it says how, and changes nothing."""
+    started = member_conversation(client, agent)
+    send(client, started, "Añade 100 g de arroz blanco a la comida")
+    send(client, started, "Añade 150 g de pollo a la cena")
+    before = row_counts()
+
+    reply = reply_to(send(client, started, said))
+
+    assert reply.startswith(told)
+    assert MealEntry.objects.count() == 2
+    assert row_counts()["nutrition.MealEntry"] == before["nutrition.MealEntry"]
+    assert not ToolCallLog.objects.filter(tool_name="remove_meal_entry").exists()
+
+
+def test_the_words_suggested_to_change_an_entry_change_it(client, agent):
+    started = start(client, agent, identity_token=identity(agent, sub="socio-1003"))
+    send(client, started, "Add 100 g of white rice to my lunch")
+    told = reply_to(send(client, started, "Change the rice to 120 g"))
+    remove, add = re.findall(r'"([^"]+)"', told)
+
+    removed = reply_to(send(client, started, remove))
+    added = reply_to(send(client, started, add))
+
+    assert removed.startswith("Removed: 100 g of Arroz blanco (cocido) from lunch")
+    assert added.startswith("Logged: 120 g of Arroz blanco (cocido) for lunch")
+    assert [float(e.grams) for e in MealEntry.objects.all()] == [120]

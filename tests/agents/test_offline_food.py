@@ -423,3 +423,33 @@ def test_a_food_named_before_its_grams_is_logged(client, agent, sub, said, told)
     assert reply.startswith(told)
     entry = MealEntry.objects.get()
     assert (entry.meal, entry.grams) == ("dinner", 200)
+
+
+@pytest.mark.parametrize(
+    ("sub", "said", "told"),
+    [
+        (
+            "socio-1001",
+            "Añade 100 g de arroz blanco y 150 g de pollo a la comida",
+            "Dímelos de uno en uno, empezando por «añade 100 g de arroz blanco a la "
+            "comida».",
+        ),
+        (
+            "socio-1003",
+            "I had 200 g of rice and 100 g of chicken for lunch",
+            'Tell me them one at a time, starting with "add 200 g of rice to my '
+            'lunch".',
+        ),
+    ],
+)
+def test_two_foods_in_one_request_are_asked_one_at_a_time(
+    client, agent, sub, said, told
+):
+    """ "Añade 100 g de arroz blanco y 150 g de pollo" asked which rice: the two
+    foods were read as one name."""
+    started = start(client, agent, identity_token=identity(agent, sub=sub))
+
+    reply = reply_to(send(client, started, said))
+
+    assert reply == told
+    assert not MealEntry.objects.exists()

@@ -46,6 +46,16 @@ class Intents:
         said = self._t(spanish if in_a_sentence else spanish.split()[-1], english)
         return said if in_a_sentence else said.capitalize()
 
+    def _to_meal(self, meal: str) -> str:
+        """A meal after "to": "al desayuno" ("a" and "el" make one word), "a la
+        comida"; in English, "to my breakfast"."""
+        said = self._meal(meal, in_a_sentence=True)
+        if self.language != "es":
+            return f"to my {said}"
+        return (
+            "al " + said.removeprefix("el ") if said.startswith("el ") else "a " + said
+        )
+
     def _of_meal(self, meal: str) -> str:
         """A meal after "of": "del desayuno" ("de" and "el" make one word), "de la
         comida"; in English, the meal's name."""

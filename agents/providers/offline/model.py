@@ -115,6 +115,7 @@ class OfflineProvider(AccountIntents, BookingIntents, ClassIntents, NutritionInt
             self._bookings,
             partial(self._book, earlier=earlier, before=before),
             self._remove_food,
+            self._change_entry,
             partial(self._add_food, earlier=earlier, previous=previous),
             self._diary,
             self._classes,

@@ -63,6 +63,8 @@ POINTS_BACK = re.compile(
     r"\b(that|it|eso|esto|anadelo|anademelo|apuntalo|apuntamelo|anotalo|ponlo|"
     r"metelo)\b"
 )
+#: Words that mean every entry ("borra todo lo de hoy").
+EVERYTHING = ("todo", "todas", "everything", "all of", "all my", "all the")
 #: Words of a removal that name no food.
 REMOVAL_WORDS = (*TAKE_AWAY, "diario", "diary", "from")
 
@@ -235,23 +237,21 @@ class NutritionIntents(Intents):
                 "get_meal_diary", {"date": day.isoformat()}
             )
         entries = results["get_meal_diary"][-1].get("entries", [])
+        if has(said, *EVERYTHING):
+            # One call takes out one entry: never a partial "done" for "all".
+            if not entries:
+                return self._nothing_logged(day.isoformat()), []
+            return self._t(
+                "Las anotaciones se quitan de una en una. ",
+                "Entries are removed one at a time. ",
+            ) + self._which_entry(entries), []
         words = [
             w for w in food_words(said) if len(w) > 2 and not has(w, *REMOVAL_WORDS)
         ]
         meal = meal_named(said)
-        found = {
-            food["food_id"]
-            for got in results.get("search_foods", [])
-            for food in got.get("foods", [])
-        }
         chosen = [e for e in entries if not meal or e["meal"] == meal]
         if words:
-            chosen = [
-                e
-                for e in chosen
-                if any(w in fold(e["food"]).split() for w in words)
-                or e["food_id"] in found
-            ]
+            chosen = [e for e in chosen if _entry_of(e, words, results)]
         amount = GRAMS.search(said)
         if amount:
             chosen = [e for e in chosen if float(e["grams"]) == grams_of(amount)]
@@ -279,6 +279,52 @@ class NutritionIntents(Intents):
             ), []
         return self._failure(result), []
 
+    def _change_entry(
+        self, said: str, results: dict[str, Any], offered: set[str]
+    ) -> Any:
+        """An entry of the diary to change ("cambia el arroz a 120 g"): no tool
+        changes one; it is taken out and logged again, which it says how to ask
+        for with the entry's own words, found in that day's diary (never half of
+        it made on a guess)."""
+        changes = ("cambia", "modifica", "corrige", "change", "update", "edit")
+        amount = GRAMS.search(said)
+        if not (asks_for(said, *changes) and amount):
+            return None
+        words = [w for w in food_words(said[: amount.start()]) if not has(w, *changes)]
+        if not words:
+            return None
+        day = day_named(said, self.today) or self.today
+        if "get_meal_diary" not in results:
+            return self._unavailable("remove_meal_entry", offered) or self._call(
+                "get_meal_diary", {"date": day.isoformat()}
+            )
+        meal = meal_named(said)
+        chosen = [
+            e
+            for e in results["get_meal_diary"][-1].get("entries", [])
+            if (not meal or e["meal"] == meal) and _entry_of(e, words, results)
+        ]
+        if not chosen and "search_foods" not in results:
+            return self._call("search_foods", {"query": words[0]})
+        if not chosen:
+            return self._t(
+                "No encuentro eso en tu diario de ese día.",
+                "I cannot find that in your diary for that day.",
+            ), []
+        if len(chosen) > 1:
+            return self._which_entry(chosen), []
+        entry = chosen[0]
+        food, of_meal = entry["food"], self._of_meal(entry["meal"])
+        grams, to_meal = self._n(entry["grams"]), self._to_meal(entry["meal"])
+        return self._t(
+            "No puedo cambiar una anotación: quítala y añádela de nuevo, con "
+            f"«quita {grams} g de {food} {of_meal}» y luego «añade "
+            f"{amount.group(0)} de {food} {to_meal}».",
+            "I cannot change an entry: remove it and log it again, with "
+            f'"remove {grams} g of {food} from {of_meal}", then "add '
+            f'{amount.group(0)} of {food} {to_meal}".',
+        ), []
+
     def _add_food(
         self,
         said: str,
@@ -293,6 +339,19 @@ class NutritionIntents(Intents):
         ``previous``: the member's message before, which "add that" points at."""
         grams = GRAMS.search(said)
         food_said = said[grams.end() :] if grams else ""
+        amounts = list(GRAMS.finditer(said))
+        if (asks_to_log(said) or ATE.search(said)) and len(amounts) > 1:
+            # "Añade 100 g de arroz y 150 g de pollo": one food per request, never
+            # the two read as one food's name.
+            named = " ".join(food_words(said[amounts[0].end() : amounts[1].start()]))
+            first = f"{amounts[0].group(0)} {self._t('de', 'of')} {named}"
+            meal = meal_named(said) or meal_eaten(said)
+            if meal:
+                first += " " + self._to_meal(meal)
+            return self._t(
+                f"Dímelos de uno en uno, empezando por «añade {first}».",
+                f'Tell me them one at a time, starting with "add {first}".',
+            ), []
         # "He comido 200 g de arroz", "I ate 200 g of rice", "he cenado 2
         # huevos": eaten, so logged; "¿qué he cenado?" asks of her diary.
         by_verb = None if _asks_what(said) else meal_eaten(said)
@@ -483,15 +542,12 @@ class NutritionIntents(Intents):
         """Several foods match: which one, and how to say it."""
         names = ", ".join(food["name"] for food in foods[:5])
         first = foods[0]["name"]
-        said = self._meal(meal, in_a_sentence=True)
-        to_meal = (
-            "al " + said.removeprefix("el ") if said.startswith("el ") else "a " + said
-        )
+        to_meal = self._to_meal(meal)
         return self._t(
             f"Hay varios en el catálogo: {names}. ¿Cuál anoto? Dímelo con su "
             f"nombre, por ejemplo: «añade {grams} de {first} {to_meal}».",
             f"The catalog has several: {names}. Which one shall I log? Tell me "
-            f'its name, for example: "add {grams} of {first} to my {said}".',
+            f'its name, for example: "add {grams} of {first} {to_meal}".',
         )
 
 
@@ -510,3 +566,19 @@ def _asks_what(said: str) -> bool:
 def _meal_asked(said: str) -> str | None:
     """The meal of a (folded) request to log a food: named, or said by its verb."""
     return meal_named(said) or meal_eaten(said)
+
+
+def _entry_of(
+    entry: Mapping[str, Any], words: list[str], results: dict[str, Any]
+) -> bool:
+    """Whether a diary entry is of the food named by ``words``: a word of its name,
+    or a food the catalog found for them (a food named otherwise than in the
+    diary: "rice" for «Arroz blanco (cocido)»)."""
+    found = {
+        food["food_id"]
+        for got in results.get("search_foods", [])
+        for food in got.get("foods", [])
+    }
+    return any(w in fold(entry["food"]).split() for w in words) or (
+        entry["food_id"] in found
+    )
