@@ -460,3 +460,46 @@ def test_unsubscribing_from_a_class_is_cancelling_its_booking(client, agent):
 
     assert reply == "Reserva cancelada."
     assert Booking.objects.get().status == "cancelled"
+
+
+def test_another_time_right_after_a_booking_books_that_class_too(client, agent):
+    """ "Y también el de las 9" right after a booking got the list of what it can
+    do."""
+    day, sessions = classes_on_a_later_day(agent, "Spinning", "Spinning", "Yoga")
+    started = member_conversation(client, agent)
+    send(client, started, f"Reserva spinning el {day} a las 8")
+
+    reply = reply_to(send(client, started, "Y también el de las 9"))
+
+    assert reply == f"Reserva confirmada: Spinning el {day} 09:00 en Sala 1."
+    assert set(Booking.objects.values_list("session_id", flat=True)) == {
+        sessions[0].pk,
+        sessions[1].pk,
+    }
+
+
+@pytest.mark.parametrize("said", ["Cancela las dos", "Cancel both"])
+def test_both_bookings_are_cancelled_one_at_a_time(client, agent, said):
+    """ "Cancela las dos" right after her bookings were listed was not
+    understood."""
+    day, _ = classes_on_a_later_day(agent, "Yoga", "Pilates")
+    started = member_conversation(client, agent)
+    send(client, started, f"Reserva yoga el {day}")
+    send(client, started, f"Reserva pilates el {day}")
+    send(client, started, "¿Qué tengo reservado?")
+
+    reply = reply_to(send(client, started, said))
+
+    assert reply.startswith("Las reservas se cancelan de una en una")
+    assert set(Booking.objects.values_list("status", flat=True)) == {"confirmed"}
+
+
+def test_the_one_at_two_is_not_both(client, agent):
+    """ "La de las dos" is a class at two o'clock."""
+    day, _ = classes_on_a_later_day(agent, "Yoga", "Pilates")
+    started = member_conversation(client, agent)
+    send(client, started, f"Reserva yoga el {day}")
+
+    reply = reply_to(send(client, started, "Cancela la de las dos"))
+
+    assert not reply.startswith("Las reservas se cancelan de una en una")

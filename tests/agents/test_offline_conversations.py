@@ -28,6 +28,8 @@ PIECES = (
     "book",
     "cancela",
     "cancel it",
+    "cancela las dos",
+    "y también el de las 19:00",
     "¿está cancelada?",
     "was it removed?",
     "cámbiala",

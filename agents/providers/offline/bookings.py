@@ -38,6 +38,19 @@ CANNOT_GO = (
     "cannot come",
 )
 
+#: Words that mean all her bookings ("cancela las dos").
+EVERY_BOOKING = (
+    "todas",
+    "todos",
+    "las dos",
+    "los dos",
+    "ambas",
+    "ambos",
+    "all my",
+    "all of",
+    "every",
+    "both",
+)
 #: Questions of the class just talked about: when and where it is (whole words:
 #: "¿dónde estáis?" asks where the gym is)...
 WHEN_WHERE = re.compile(
@@ -152,6 +165,8 @@ class BookingIntents(Intents):
         else:
             meant = None
         it = meant is not None and has(said, "cancelala", "anulala", "cancel it")
+        # "La de las dos" is a class at two, not both of them.
+        every = has(said, *EVERY_BOOKING) and not re.search(r"\bde las dos\b", said)
         if not (
             asks_for(said, *CANCEL_WORDS)
             and (
@@ -159,11 +174,13 @@ class BookingIntents(Intents):
                 or kind
                 or of_a_day
                 or it
+                # "Cancela las dos" right after her bookings were talked about.
+                or (every and ("book_class" in before or "list_my_bookings" in before))
             )
         ):
             return None
         that = it or has(said, "esa", "esta", "that", "this")
-        if has(said, "todas", "todos", "all my", "all of", "every"):
+        if every:
             # One call cancels one booking: never a partial "done" for "all".
             return self._unavailable("cancel_booking", offered) or (
                 self._t(

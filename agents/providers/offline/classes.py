@@ -177,8 +177,11 @@ class ClassIntents(Intents):
         offered: set[str],
         earlier: Mapping[str, dict[str, Any]],
         before: Mapping[str, dict[str, Any]],
+        like: Mapping[str, Any] | None = None,
     ) -> Any:
-        if not asks_for(said, *BOOK_WORDS):
+        """A class booked; ``like``: the booking just made, of which this is
+        another ("y también el de las 19:00": that kind, that day, unless said)."""
+        if not (like or asks_for(said, *BOOK_WORDS)):
             return None
         if has(said, "al gimnasio", "the gym") and not (
             kind_named(said) or has(said, "clase", "class")
@@ -191,6 +194,10 @@ class ClassIntents(Intents):
         shown = earlier.get("list_classes", {}).get("sessions", [])[:CLASSES_SHOWN]
         kind = kind_named(said)
         day = day_named(said, self.today)
+        if like:
+            kind = kind or fold(like["class"])
+            day = day or datetime.date.fromisoformat(when_of(like)[:10])
+            shown = []  # not the list shown before that booking
         place = ordinal_named(said)
         time = time_named(said)
         kinds_shown = {fold(s["class"]) for s in shown}

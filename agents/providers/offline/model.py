@@ -36,6 +36,7 @@ from agents.providers.offline.words import (
     declines,
     has,
     impossible_date,
+    time_named,
 )
 from gymnasia.text import fold
 from tools.types import ToolCall
@@ -197,6 +198,10 @@ class OfflineProvider(AccountIntents, BookingIntents, ClassIntents, NutritionInt
             day = _diary_day(before, earlier)
             if day is not None:
                 return self._diary(said, results, offered, again=True, day=day)
+        booked = earlier.get("book_class", {}).get("booking")
+        if "book_class" in before and booked and goes_on and time_named(said):
+            # "Y también el de las 19:00" right after a booking: another class.
+            return self._book(said, results, offered, earlier, before, like=booked)
         if day_named(said, self.today) is None:
             asked_of_a_food = set(before) == {"search_foods"}  # not a food logged
             if asked_of_a_food and goes_on and not has(said, "gracias", "thank"):
