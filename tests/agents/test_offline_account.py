@@ -286,13 +286,20 @@ def test_the_days_given_when_asked_for_freeze_them(
     assert action.arguments == {"start": f"{year}-01-05", "end": f"{year}-01-19"}
 
 
-def test_days_after_another_question_freeze_nothing(client, agent):
-    """Days said after a freeze was made, or after a question about another
-    thing, are no freeze request."""
+@pytest.mark.parametrize(
+    ("first", "then"),
+    [
+        ("¿Qué clases hay mañana?", "Del 5 al 19 de enero"),
+        ("Quiero congelar la cuota", "¿Qué clases hay del 5 al 10 de enero?"),
+    ],
+)
+def test_days_of_another_question_freeze_nothing(client, agent, first, then):
+    """Days said after another question, or for another question after the
+    question of which days to freeze, are no freeze request."""
     started = member_conversation(client, agent)
-    send(client, started, "¿Qué clases hay mañana?")
+    send(client, started, first)
 
-    send(client, started, "Del 5 al 19 de enero")
+    send(client, started, then)
 
     assert not ToolCallLog.objects.filter(tool_name="freeze_membership").exists()
 

@@ -20,6 +20,19 @@ from agents.providers.offline.words import (
 )
 from gymnasia.text import fold
 
+#: Words of what else a message with days may be about.
+OTHER_SUBJECTS = (
+    "clase",
+    "class",
+    "reserva",
+    "book",
+    "diario",
+    "diary",
+    "pago",
+    "payment",
+    "que ",
+    "what",
+)
 #: Words that ask for a freeze.
 FREEZE_WORDS = ("congel", "pausa", "freeze", "pause")
 #: Words that undo a freeze or withdraw its request ("cancela la congelación").
@@ -165,6 +178,8 @@ class AccountIntents(Intents):
             or (
                 _asked_for_the_days(fold(previous), self.today)
                 and period_named(said, self.today)
+                # Days of another question ("¿qué clases hay del 5 al 10?").
+                and not has(said, *OTHER_SUBJECTS)
             )
         ):
             return None
