@@ -364,3 +364,16 @@ def test_the_words_suggested_to_change_an_entry_change_it(client, agent):
     assert removed.startswith("Removed: 100 g of Arroz blanco (cocido) from lunch")
     assert added.startswith("Logged: 120 g of Arroz blanco (cocido) for lunch")
     assert [float(e.grams) for e in MealEntry.objects.all()] == [120]
+
+
+def test_all_of_a_food_is_that_food_not_the_whole_day(client, agent):
+    started = member_conversation(client, agent)
+    send(client, started, "Añade 100 g de arroz blanco a la comida")
+    send(client, started, "Añade 150 g de pollo a la cena")
+
+    reply = reply_to(send(client, started, "Quita todo el arroz"))
+
+    assert reply.startswith("Quitado: 100 g de Arroz blanco (cocido) de la comida")
+    assert [e.food.name for e in MealEntry.objects.all()] == [
+        "Pechuga de pollo a la plancha"
+    ]

@@ -177,9 +177,9 @@ class OfflineProvider(AccountIntents, BookingIntents, ClassIntents, NutritionInt
         class when it goes on from it ("y …", "what about …"). "Y 200 g de
         arroz": another food for the meal just logged. "¿Cuántas calorías son?"
         after her diary: that diary's totals. "El blanco" after being asked
-        which food to log: that one,
-        logged as she asked before. "¿Y el arroz?" after a food's nutrients: the
-        rice's."""
+        which food to log: that one, logged as she asked before. "¿Y el arroz?"
+        after a food's nutrients: the rice's. "Y también el de las 19:00" after
+        a booking: that class too."""
         answer = self._food_chosen(
             said, results, offered, before, earlier, previous
         ) or self._grams_given(said, results, offered, earlier, previous)

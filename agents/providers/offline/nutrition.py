@@ -237,17 +237,18 @@ class NutritionIntents(Intents):
                 "get_meal_diary", {"date": day.isoformat()}
             )
         entries = results["get_meal_diary"][-1].get("entries", [])
-        if has(said, *EVERYTHING):
-            # One call takes out one entry: never a partial "done" for "all".
+        words = [
+            w for w in food_words(said) if len(w) > 2 and not has(w, *REMOVAL_WORDS)
+        ]
+        if has(said, *EVERYTHING) and all(has(w, *EVERYTHING) for w in words):
+            # "Borra todo" (not "todo el arroz"): one call takes out one entry,
+            # never a partial "done" for "all".
             if not entries:
                 return self._nothing_logged(day.isoformat()), []
             return self._t(
                 "Las anotaciones se quitan de una en una. ",
                 "Entries are removed one at a time. ",
             ) + self._which_entry(entries), []
-        words = [
-            w for w in food_words(said) if len(w) > 2 and not has(w, *REMOVAL_WORDS)
-        ]
         meal = meal_named(said)
         chosen = [e for e in entries if not meal or e["meal"] == meal]
         if words:
