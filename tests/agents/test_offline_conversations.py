@@ -32,6 +32,7 @@ PIECES = (
     "y también el de las 19:00",
     "¿está cancelada?",
     "was it removed?",
+    "did I log",
     "cámbiala",
     "move it",
     "la primera",

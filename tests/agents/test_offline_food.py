@@ -453,3 +453,24 @@ def test_two_foods_in_one_request_are_asked_one_at_a_time(
 
     assert reply == told
     assert not MealEntry.objects.exists()
+
+
+@pytest.mark.parametrize(
+    "asked",
+    [
+        "Did I log 100 g of chicken for dinner?",
+        "Have I had 200 g of chicken today?",
+        "¿He anotado 100 g de pollo en la cena?",
+    ],
+)
+def test_asking_whether_a_food_was_logged_logs_nothing_and_reads_the_diary(
+    client, agent, asked
+):
+    """ "Did I log 100 g of chicken for dinner?" logged it."""
+    started = member_conversation(client, agent)
+
+    reply = reply_to(send(client, started, asked))
+
+    assert not MealEntry.objects.exists()
+    assert not ToolCallLog.objects.filter(tool_name="add_food_to_meal").exists()
+    assert reply == "Hoy no tienes nada anotado en el diario."

@@ -17,6 +17,7 @@ from agents.providers.offline.words import (
     TAKE_AWAY,
     asks_for,
     asks_nutrients,
+    asks_whether,
     day_named,
     day_of,
     food_words,
@@ -166,6 +167,12 @@ class NutritionIntents(Intents):
                 "have i had",
                 "so far",
                 "hasta ahora",
+                "did i log",
+                "have i logged",
+                "he anotado",
+                "he apuntado",
+                "esta anotad",
+                "esta apuntad",
             )
             # "How many calories today?": a day's, of no food.
             and not (
@@ -338,6 +345,8 @@ class NutritionIntents(Intents):
         """A food logged; ``like``: the arguments of the food logged just before,
         of which this goes on ("y 200 g de arroz": the same meal and day);
         ``previous``: the member's message before, which "add that" points at."""
+        if asks_whether(said):
+            return None  # "Did I log 100 g of chicken?" asks of her diary
         grams = GRAMS.search(said)
         food_said = said[grams.end() :] if grams else ""
         amounts = list(GRAMS.finditer(said))

@@ -180,11 +180,25 @@ def has(text: str, *words: str) -> bool:
 DONE_FORM = re.compile(r"(ad[oa]s?|id[oa]s?|ed)$")
 
 
+#: How a question whether something is so opens ("did I log…?", "is it
+#: booked?", "¿he anotado el arroz?", "¿está reservada?"), never a request.
+ASKS_WHETHER = re.compile(
+    r"^\W*(did|do|does|have|has|was|were|is|are|am)\b"
+    r"|^\W*(he|has|ha|han|habeis|esta|estan|estoy)\b.*\?\W*$"
+)
+
+
+def asks_whether(text: str) -> bool:
+    """Whether a (folded) text asks whether something is so or was done."""
+    return ASKS_WHETHER.search(text) is not None
+
+
 def asks_for(text: str, *words: str) -> bool:
     """Whether a (folded) text asks for a change: it has a word that starts with
-    one of ``words`` other than in a participle or past form, which asks whether
-    the change was made ("¿está cancelada mi clase?", "was the rice removed?")."""
-    return any(
+    one of ``words`` other than in a participle or past form, and it does not ask
+    whether the change was made ("¿está cancelada mi clase?", "was the rice
+    removed?", "did I book yoga?")."""
+    return not asks_whether(text) and any(
         not DONE_FORM.search(found.group(0))
         for word in words
         for found in re.finditer(rf"\b{re.escape(word)}\w*", text)
