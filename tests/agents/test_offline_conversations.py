@@ -12,7 +12,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from agents.models import Message
+from agents.providers.offline.words import asks_whether
 from agents.verdict import SENTENCES, WAITS
+from gymnasia.text import fold
 from tests.agents.api_client import identity, send, start
 from tools.models import ToolCallLog
 
@@ -33,6 +35,8 @@ PIECES = (
     "¿está cancelada?",
     "was it removed?",
     "did I log",
+    "is it",
+    "¿está",
     "cámbiala",
     "move it",
     "la primera",
@@ -124,11 +128,20 @@ def test_whatever_she_says_the_demo_model_answers_within_what_is_offered(
     conversation = started.json()["conversation"]
 
     for text in said:
+        # Changes to her data ("is it possible to talk to a person?" may hand the
+        # conversation over).
+        writes = ToolCallLog.objects.filter(
+            conversation_key=conversation, effect="write"
+        ).exclude(tool_name="handoff_to_staff")
+        before = writes.count()
         response = send(client, started, text)
 
         assert response.status_code == 200, (text, response.content)
         roles = [m["role"] for m in response.json()["messages"]]
         assert roles[0] == "member" and roles[-1] in ("assistant", "notice"), text
+        if asks_whether(fold(text)):
+            # "Did I log…?", "¿está cancelada…?": a question makes no change.
+            assert writes.count() == before, text
 
     calls = ToolCallLog.objects.filter(conversation_key=conversation)
     assert all(call.offered for call in calls)
