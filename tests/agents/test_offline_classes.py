@@ -498,3 +498,19 @@ def test_when_is_it_after_a_booking_chosen_from_several_is_that_booking(client, 
     assert when == f"Spinning es el {day} 09:00 en Sala 1."
     assert cannot.startswith(f"Si quieres cancelar tu plaza en Spinning el {day} 09:00")
     assert Booking.objects.get().status == "confirmed"
+
+
+@pytest.mark.parametrize("said", ["Book it", "Apúntame"])
+def test_book_me_after_a_list_of_one_kind_asks_which_of_them(client, agent, said):
+    """ "Book it" right after a list of two pilates classes asked which class and
+    which day, as if nothing had been listed."""
+    day, _ = classes_on_a_later_day(agent, "Pilates", "Yoga", "Pilates")
+    started = member_conversation(client, agent)
+    send(client, started, f"¿Hay pilates el {day}?")
+
+    reply = reply_to(send(client, started, said))
+
+    assert reply.startswith(
+        f"Hay varias: Pilates {day} 08:00, Pilates {day} 10:00. ¿Cuál reservo?"
+    )
+    assert not Booking.objects.exists()

@@ -206,14 +206,18 @@ class ClassIntents(Intents):
             # spinning class of that day, not any class of it.
             [kind] = kinds_shown
         if (
-            len(shown) == 1
+            len(kinds_shown) == 1
             and "list_classes" in before
             and not (day or kind or place is not None or time)
             and not has(said, "una", "otra", "a class", "another")
         ):
-            # "Apúntame" right after a list of one class: that one ("reserva una
-            # clase" still asks which).
-            place = 0
+            # "Apúntame" right after a list of one class: that one; after a list
+            # of one kind, which of them ("reserva una clase" still asks which
+            # class and day).
+            if len(shown) == 1:
+                place = 0
+            else:
+                [kind] = kinds_shown
         if asks_how(said) and not (day or kind or place is not None):
             return self._t(
                 "Sí: dime qué clase y qué día (por ejemplo, «reserva spinning el "
