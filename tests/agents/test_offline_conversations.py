@@ -103,6 +103,7 @@ PIECES = (
     "¿y el sábado?",
     "¿y el arroz?",
     "no",
+    "no me la",
     "eso",
 )
 

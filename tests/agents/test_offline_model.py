@@ -61,6 +61,11 @@ def test_a_tool_the_owner_turned_off_is_not_a_matter_of_signing_in(client, agent
         "Don’t cancel my booking",  # the apostrophe phones type
         "No quiero hablar con una persona",
         "No canceles mi reserva",
+        # These cancelled her yoga booking.
+        "No me canceles la de yoga",
+        "No me la canceles",
+        "Nunca canceles mi clase de yoga",
+        "Never cancel my yoga booking",
     ],
 )
 def test_a_declined_change_changes_nothing(client, agent, declined):

@@ -71,28 +71,14 @@ WEEKDAYS = {
     "saturday": 5,
     "sunday": 6,
 }
-#: A change declined ("no quiero reservar nada", "don't book anything").
-DECLINES = (
-    "no quiero",
-    "no me reserv",
-    "no me apunt",
-    "no me anot",
-    "no me congel",
-    "no me devuelv",
-    "no reserv",
-    "no cancel",
-    "no anul",
-    "no congel",
-    "no anad",
-    "no apunt",
-    "no anot",
-    "no borr",
-    "no quit",
-    "no elimin",
-    "no devuelv",
-    "don't",
-    "dont ",
-    "do not",
+#: A change declined ("no quiero reservar nada", "no me canceles la de yoga",
+#: "don't book anything"): "no" or "nunca" before a verb of change, whatever
+#: pronouns come between ("no me la canceles").
+DECLINES = re.compile(
+    r"\b(no|nunca)\s+((me|te|la|lo|las|los|le|les|nos|se)\s+)*"
+    r"(quiero|reserv|apunt|anot|congel|devuelv|cancel|anul|anad|borr|quit|elimin"
+    r"|pong|pon|met)"
+    r"|\b(don't|dont|do not|never)\b"
 )
 #: A question about how, or whether, something can be done ("¿puedo cancelar
 #: una reserva?"), which asks for no change by itself.
@@ -239,7 +225,7 @@ def impossible_date(said: str) -> str | None:
 
 def declines(said: str) -> bool:
     """Whether a (folded) message declines a change rather than asking for one."""
-    return has(said, *DECLINES)
+    return DECLINES.search(said) is not None
 
 
 def asks_how(said: str) -> bool:
