@@ -503,3 +503,36 @@ def test_the_one_at_two_is_not_both(client, agent):
     reply = reply_to(send(client, started, "Cancela la de las dos"))
 
     assert not reply.startswith("Las reservas se cancelan de una en una")
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "¿Cancelo la de pilates o mejor no?",
+        "Quizás cancele pilates",
+        "A lo mejor anulo la de pilates",
+        "Maybe I should cancel pilates",
+    ],
+)
+def test_a_cancellation_only_thought_about_is_explained_not_made(client, agent, said):
+    """ "¿Cancelo la de pilates o mejor no?" cancelled it."""
+    day, _ = classes_on_a_later_day(agent, "Pilates")
+    started = member_conversation(client, agent)
+    send(client, started, f"Reserva pilates el {day}")
+
+    reply = reply_to(send(client, started, said))
+
+    assert reply.startswith("Si quieres cancelar tu plaza en Pilates")
+    assert Booking.objects.get().status == "confirmed"
+
+
+def test_the_polite_imperative_still_cancels(client, agent):
+    """ "Cancele" is also how one asks politely: it is no hesitation."""
+    day, _ = classes_on_a_later_day(agent, "Pilates")
+    started = member_conversation(client, agent)
+    send(client, started, f"Reserva pilates el {day}")
+
+    reply = reply_to(send(client, started, "Por favor, cancele mi reserva de pilates"))
+
+    assert reply == "Reserva cancelada."
+    assert Booking.objects.get().status == "cancelled"

@@ -104,6 +104,8 @@ PIECES = (
     "¿y el arroz?",
     "no",
     "no me la",
+    "quizás",
+    "¿o mejor no?",
     "eso",
 )
 

@@ -14,6 +14,7 @@ from agents.providers.offline.words import (
     asks_how,
     day_named,
     has,
+    hesitates,
     kind_named,
     ordinal_named,
 )
@@ -115,9 +116,13 @@ class BookingIntents(Intents):
         earlier: Mapping[str, dict[str, Any]],
         before: Mapping[str, dict[str, Any]],
     ) -> Any:
-        """ "Al final no puedo ir": never a cancellation on a guess; how to ask for
-        one, naming the class she was just told of (booked, or listed as hers)."""
-        if not has(said, *CANNOT_GO):
+        """ "Al final no puedo ir", "¿cancelo la de pilates o mejor no?": never a
+        cancellation on a guess; how to ask for one, naming the class she was
+        just told of (booked, or listed as hers)."""
+        if not (
+            has(said, *CANNOT_GO)
+            or (hesitates(said) and has(said, *CANCEL_WORDS, "anul"))
+        ):
             return None
         unavailable = self._unavailable("cancel_booking", offered)
         if unavailable is not None:

@@ -174,6 +174,21 @@ ASKS_WHETHER = re.compile(
 )
 
 
+#: Words of a change only thought about ("¿cancelo la de pilates o mejor no?",
+#: "quizás cancele", "maybe I'll cancel"), never asked for.
+HESITATES = re.compile(
+    r"\b(quizas?|tal vez|a lo mejor|o mejor no|o no|maybe|perhaps|or not"
+    r"|should i|i might|i may)\b"
+    # "¿Cancelo…?": shall I (never "cancele", also the polite imperative).
+    r"|\b(cancelo|anulo|borro|quito|congelo)\b"
+)
+
+
+def hesitates(text: str) -> bool:
+    """Whether a (folded) text only thinks about a change."""
+    return HESITATES.search(text) is not None
+
+
 def asks_whether(text: str) -> bool:
     """Whether a (folded) text asks whether something is so or was done."""
     return ASKS_WHETHER.search(text) is not None
@@ -183,8 +198,8 @@ def asks_for(text: str, *words: str) -> bool:
     """Whether a (folded) text asks for a change: it has a word that starts with
     one of ``words`` other than in a participle or past form, and it does not ask
     whether the change was made ("¿está cancelada mi clase?", "was the rice
-    removed?", "did I book yoga?")."""
-    return not asks_whether(text) and any(
+    removed?", "did I book yoga?") or only think about it ("quizás cancele")."""
+    return not (asks_whether(text) or hesitates(text)) and any(
         not DONE_FORM.search(found.group(0))
         for word in words
         for found in re.finditer(rf"\b{re.escape(word)}\w*", text)
