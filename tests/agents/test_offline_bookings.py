@@ -327,25 +327,6 @@ def test_cancel_it_cancels_the_booking_just_made_and_when_says_its_time(client, 
     assert Booking.objects.get(session=sessions[1]).status == "cancelled"
 
 
-def test_who_teaches_and_where_is_the_class_just_booked(client, agent):
-    """ "¿Quién da la clase?" right after a booking listed the week's classes and
-    "¿En qué sala es?" was not understood; "cancélala" after them then had no
-    class to cancel."""
-    day, sessions = classes_on_a_later_day(agent, "Yoga", "Spinning")
-    started = member_conversation(client, agent)
-    send(client, started, f"Reserva spinning el {day}")
-
-    who = reply_to(send(client, started, "¿Quién da la clase?"))
-    where = reply_to(send(client, started, "¿En qué sala es?"))
-    cancelled = reply_to(send(client, started, "Cancélala"))
-
-    assert who == f"Spinning del {day} 09:00 la da Marta Gil."
-    assert where == f"Spinning es el {day} 09:00 en Sala 1."
-    assert cancelled == "Reserva cancelada."
-    assert Booking.objects.get(session=sessions[1]).status == "cancelled"
-    assert ToolCallLog.objects.filter(tool_name="list_classes").count() == 1
-
-
 @pytest.mark.parametrize(
     ("sub", "asked"),
     [
@@ -369,29 +350,6 @@ def test_asking_whether_a_booking_was_cancelled_cancels_nothing(
 
     assert Booking.objects.get().status == "confirmed"
     assert not ToolCallLog.objects.filter(tool_name="cancel_booking").exists()
-
-
-def test_where_the_gym_is_is_no_question_of_the_class_just_listed(client, agent):
-    """ "¿Dónde estáis?" right after a list of one class named that class's room."""
-    day, _ = classes_on_a_later_day(agent, "Zumba")
-    started = start(client, agent)
-    send(client, started, f"¿Hay zumba el {day}?")
-
-    reply = reply_to(send(client, started, "¿Dónde estáis?"))
-
-    assert "Sala 1" not in reply
-    assert reply.startswith("Puedo ayudarte con ")
-
-
-def test_an_instructor_the_gym_did_not_name_is_said_to_be_unnamed(client, agent):
-    day, sessions = classes_on_a_later_day(agent, "Yoga")
-    ClassSession.objects.filter(pk=sessions[0].pk).update(instructor="")
-    started = start(client, agent, identity_token=identity(agent, sub="socio-1003"))
-    send(client, started, f"Book yoga on {day}")
-
-    reply = reply_to(send(client, started, "Who teaches it?"))
-
-    assert reply == "The gym has not said who teaches that class."
 
 
 def test_cancel_it_after_a_list_of_one_booking_cancels_that_one(client, agent):
@@ -433,26 +391,6 @@ def test_booking_again_what_was_just_cancelled_is_never_told_as_done(client, age
     assert last.status == "duplicate"
 
 
-def test_cannot_go_says_how_to_cancel_that_class_and_cancels_nothing(client, agent):
-    """ "Al final no puedo ir" got the list of what the assistant can do; it is
-    never taken for a cancellation on a guess."""
-    started = with_one_booking(client, agent)
-    day = Booking.objects.get().session.starts_at.astimezone(agent.business.zone)
-    send(client, started, f"¿Hay yoga el {day.date()}?")
-
-    reply = reply_to(send(client, started, "Vale, al final no puedo ir"))
-
-    assert reply == (
-        f"Si quieres cancelar tu plaza en Yoga el {day.date()} 08:00, dime «cancela "
-        f"mi reserva de yoga del {day.date()}»."
-    )
-    assert Booking.objects.get().status == "confirmed"
-
-    send(client, started, f"Cancela mi reserva de yoga del {day.date()}")
-
-    assert Booking.objects.get().status == "cancelled"
-
-
 def test_unsubscribing_from_a_class_is_cancelling_its_booking(client, agent):
     started = with_one_booking(client, agent)
 
@@ -460,22 +398,6 @@ def test_unsubscribing_from_a_class_is_cancelling_its_booking(client, agent):
 
     assert reply == "Reserva cancelada."
     assert Booking.objects.get().status == "cancelled"
-
-
-def test_another_time_right_after_a_booking_books_that_class_too(client, agent):
-    """ "Y también el de las 9" right after a booking got the list of what it can
-    do."""
-    day, sessions = classes_on_a_later_day(agent, "Spinning", "Spinning", "Yoga")
-    started = member_conversation(client, agent)
-    send(client, started, f"Reserva spinning el {day} a las 8")
-
-    reply = reply_to(send(client, started, "Y también el de las 9"))
-
-    assert reply == f"Reserva confirmada: Spinning el {day} 09:00 en Sala 1."
-    assert set(Booking.objects.values_list("session_id", flat=True)) == {
-        sessions[0].pk,
-        sessions[1].pk,
-    }
 
 
 @pytest.mark.parametrize("said", ["Cancela las dos", "Cancel both"])

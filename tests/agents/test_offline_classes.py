@@ -450,17 +450,6 @@ def test_a_spin_class_is_a_spinning_class(client, agent):
     assert Booking.objects.get().status == "cancelled"
 
 
-def test_when_is_it_after_a_list_of_one_class_is_that_class(client, agent):
-    day, _ = classes_on_a_later_day(agent, "Yoga", "Pilates")
-    started = member_conversation(client, agent)
-    send(client, started, f"¿Hay pilates el {day}?")
-
-    reply = reply_to(send(client, started, "¿A qué hora es?"))
-
-    assert reply == f"Pilates es el {day} 09:00 en Sala 1."
-    assert not Booking.objects.exists()
-
-
 @pytest.mark.parametrize(
     ("asked", "answer"),
     [
@@ -483,21 +472,6 @@ def test_no_class_to_list_names_the_day_asked_about(client, agent, asked, answer
     reply = reply_to(send(client, started, asked.format(day=day)))
 
     assert reply == answer.format(day=day)
-
-
-def test_when_is_it_after_a_booking_chosen_from_several_is_that_booking(client, agent):
-    """The booking's turn also listed the day's two spinning classes: the one
-    booked is meant, not "the only one listed"."""
-    day, _ = classes_on_a_later_day(agent, "Spinning", "Spinning")
-    started = member_conversation(client, agent)
-    send(client, started, f"Reserva spinning el {day} a las 9")
-
-    when = reply_to(send(client, started, "¿A qué hora es?"))
-    cannot = reply_to(send(client, started, "Al final no puedo ir"))
-
-    assert when == f"Spinning es el {day} 09:00 en Sala 1."
-    assert cannot.startswith(f"Si quieres cancelar tu plaza en Spinning el {day} 09:00")
-    assert Booking.objects.get().status == "confirmed"
 
 
 @pytest.mark.parametrize("said", ["Book it", "Apúntame"])
