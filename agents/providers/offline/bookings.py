@@ -10,6 +10,7 @@ from typing import Any
 from agents.providers.offline.base import Intents, when_of
 from agents.providers.offline.words import (
     CANCEL_WORDS,
+    EVERY,
     asks_for,
     asks_how,
     day_named,
@@ -39,19 +40,6 @@ CANNOT_GO = (
     "cannot come",
 )
 
-#: Words that mean all her bookings ("cancela las dos").
-EVERY_BOOKING = (
-    "todas",
-    "todos",
-    "las dos",
-    "los dos",
-    "ambas",
-    "ambos",
-    "all my",
-    "all of",
-    "every",
-    "both",
-)
 #: Questions of the class just talked about: when and where it is (whole words:
 #: "¿dónde estáis?" asks where the gym is)...
 WHEN_WHERE = re.compile(
@@ -120,8 +108,7 @@ class BookingIntents(Intents):
         cancellation on a guess; how to ask for one, naming the class she was
         just told of (booked, or listed as hers)."""
         if not (
-            has(said, *CANNOT_GO)
-            or (hesitates(said) and has(said, *CANCEL_WORDS, "anul"))
+            has(said, *CANNOT_GO) or (hesitates(said) and has(said, *CANCEL_WORDS))
         ):
             return None
         unavailable = self._unavailable("cancel_booking", offered)
@@ -171,7 +158,7 @@ class BookingIntents(Intents):
             meant = None
         it = meant is not None and has(said, "cancelala", "anulala", "cancel it")
         # "La de las dos" is a class at two, not both of them.
-        every = has(said, *EVERY_BOOKING) and not re.search(r"\bde las dos\b", said)
+        every = has(said, *EVERY) and not re.search(r"\bde las dos\b", said)
         if not (
             asks_for(said, *CANCEL_WORDS)
             and (

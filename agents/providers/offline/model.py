@@ -27,6 +27,7 @@ from agents.providers.base import (
 from agents.providers.offline.account import AccountIntents
 from agents.providers.offline.bookings import BookingIntents
 from agents.providers.offline.classes import ClassIntents
+from agents.providers.offline.diary import DiaryIntents
 from agents.providers.offline.nutrition import NutritionIntents
 from agents.providers.offline.words import (
     GRAMS,
@@ -74,7 +75,9 @@ GREETING = re.compile(
 )
 
 
-class OfflineProvider(AccountIntents, BookingIntents, ClassIntents, NutritionIntents):
+class OfflineProvider(
+    AccountIntents, BookingIntents, ClassIntents, DiaryIntents, NutritionIntents
+):
     """A scripted model that answers from tool results, in ``language``."""
 
     name = "offline"

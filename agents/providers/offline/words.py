@@ -136,7 +136,7 @@ TAKE_AWAY = ("quita", "borra", "elimina", "remove", "delete")
 #: Words that take a booking away ("bórrame de la clase de spinning").
 CANCEL_WORDS = (
     "cancela",
-    "anula",
+    "anul",
     "desapunta",
     "darme de baja",
     "dame de baja",
@@ -162,6 +162,22 @@ def has(text: str, *words: str) -> bool:
     return any(re.search(rf"\b{re.escape(word)}", text) for word in words)
 
 
+#: Words that mean all of them: her bookings ("cancela las dos"), a day's
+#: diary ("borra todo lo de hoy").
+EVERY = (
+    "todo",
+    "todas",
+    "las dos",
+    "los dos",
+    "ambas",
+    "ambos",
+    "everything",
+    "every",
+    "all my",
+    "all of",
+    "all the",
+    "both",
+)
 #: How a participle or a past form ends ("cancelada", "borrado", "cancelled").
 DONE_FORM = re.compile(r"(ad[oa]s?|id[oa]s?|ed)$")
 
@@ -187,6 +203,11 @@ HESITATES = re.compile(
 def hesitates(text: str) -> bool:
     """Whether a (folded) text only thinks about a change."""
     return HESITATES.search(text) is not None
+
+
+def asks_what(said: str) -> bool:
+    """Whether a (folded) message asks what ("¿qué he cenado?")."""
+    return re.match(r"\W*(que|what)\b", said) is not None
 
 
 def asks_whether(text: str) -> bool:

@@ -1,0 +1,266 @@
+"""The offline demo model's intents about the meal diary: reading a day (or a
+meal), taking an entry out, and an entry to change, which is told how."""
+
+from __future__ import annotations
+
+import datetime
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from agents.providers.offline.base import Intents
+from agents.providers.offline.words import (
+    EVERY,
+    GRAMS,
+    MEALS,
+    NUTRIENTS,
+    TAKE_AWAY,
+    asks_for,
+    asks_nutrients,
+    asks_what,
+    day_named,
+    food_words,
+    grams_of,
+    has,
+    meal_eaten,
+    meal_named,
+)
+from gymnasia.text import fold
+
+#: Words of a removal that name no food.
+REMOVAL_WORDS = (*TAKE_AWAY, "diario", "diary", "from")
+
+
+class DiaryIntents(Intents):
+    def _diary(
+        self,
+        said: str,
+        results: dict[str, Any],
+        offered: set[str],
+        again: bool = False,
+        day: datetime.date | None = None,
+    ) -> Any:
+        """A day's diary; ``again``: asked just before, now for the day named (or
+        ``day``, the day asked about before)."""
+        # "¿Qué he cenado?", "¿qué desayuné ayer?", "what's in my breakfast?",
+        # "what did I have for breakfast?": that meal's day.
+        of_a_meal = asks_what(said) and (
+            meal_eaten(said) is not None
+            or re.search(rf"\b(mi|my|for) ({'|'.join(MEALS)})\b", said) is not None
+        )
+        if (
+            not again
+            and not of_a_meal
+            and not has(
+                said,
+                "diario",
+                "he comido",
+                "que comi",
+                "llevo",
+                "total",
+                "he tomado",
+                "diary",
+                "did i eat",
+                "have i eaten",
+                "have i had",
+                "so far",
+                "hasta ahora",
+                "did i log",
+                "have i logged",
+                "he anotado",
+                "he apuntado",
+                "esta anotad",
+                "esta apuntad",
+            )
+            # "How many calories today?": a day's, of no food.
+            and not (
+                asks_nutrients(said)
+                and day_named(said, self.today)
+                and not food_words(said)
+            )
+        ):
+            return None
+        if "get_meal_diary" not in results:
+            day = day_named(said, self.today) or day or self.today
+            return self._unavailable("get_meal_diary", offered) or self._call(
+                "get_meal_diary", {"date": day.isoformat()}
+            )
+        result = results["get_meal_diary"][-1]
+        if result.get("status") == "no_results":
+            return self._nothing_logged(result["date"]), []
+        if result.get("status") != "ok":
+            return self._failure(result), []
+        lines = [
+            f"- {self._meal(e['meal'])}: {e['food']}, {self._n(e['grams'])} g "
+            f"({self._n(e['kcal'])} kcal)"
+            for e in result["entries"]
+        ]
+        totals = result["totals"]
+        # With the calories, the nutrients she asked about ("¿y de proteínas?").
+        asked = [
+            f"{self._n(totals[key])} g " + self._t(f"de {spanish}", f"of {english}")
+            for words, spanish, english, key in NUTRIENTS
+            if has(said, *words)
+        ]
+        total = ", ".join([f"{self._n(totals['kcal'])} kcal", *asked])
+        return (
+            self._t(
+                f"Tu diario del {result['date']}:", f"Your diary for {result['date']}:"
+            )
+            + "\n"
+            + "\n".join(lines)
+            + "\n"
+            + f"Total: {total}.",
+            [],
+        )
+
+    def _nothing_logged(self, day: str) -> str:
+        """An empty diary, naming the day looked at ("today" when it is)."""
+        if day == self.today.isoformat():
+            return self._t(
+                "Hoy no tienes nada anotado en el diario.",
+                "Nothing is logged in your diary today.",
+            )
+        return self._t(
+            f"No tienes nada anotado el {day}.", f"Nothing is logged on {day}."
+        )
+
+    def _remove_food(
+        self, said: str, results: dict[str, Any], offered: set[str]
+    ) -> Any:
+        """A food taken out of the diary ("quita el arroz de mi diario"): the day's
+        entry of that food, of the meal named, of the grams said, looked up first;
+        a food named otherwise than in the diary ("chicken") is looked up in the
+        catalog. When several entries could be meant, it asks which."""
+        if not asks_for(said, *TAKE_AWAY):
+            return None
+        if has(said, "reserva", "clase", "booking", "class"):
+            return None
+        day = day_named(said, self.today) or self.today
+        if "get_meal_diary" not in results:
+            return self._unavailable("remove_meal_entry", offered) or self._call(
+                "get_meal_diary", {"date": day.isoformat()}
+            )
+        entries = results["get_meal_diary"][-1].get("entries", [])
+        words = [
+            w for w in food_words(said) if len(w) > 2 and not has(w, *REMOVAL_WORDS)
+        ]
+        if has(said, *EVERY) and all(has(w, *EVERY) for w in words):
+            # "Borra todo" (not "todo el arroz"): one call takes out one entry,
+            # never a partial "done" for "all".
+            if not entries:
+                return self._nothing_logged(day.isoformat()), []
+            return self._t(
+                "Las anotaciones se quitan de una en una. ",
+                "Entries are removed one at a time. ",
+            ) + self._which_entry(entries), []
+        meal = meal_named(said)
+        chosen = [e for e in entries if not meal or e["meal"] == meal]
+        if words:
+            chosen = [e for e in chosen if _entry_of(e, words, results)]
+        amount = GRAMS.search(said)
+        if amount:
+            chosen = [e for e in chosen if float(e["grams"]) == grams_of(amount)]
+        if not chosen and words and "search_foods" not in results:
+            return self._call("search_foods", {"query": words[0]})
+        if "remove_meal_entry" not in results:
+            if not chosen:
+                return self._t(
+                    "No encuentro eso en tu diario de ese día.",
+                    "I cannot find that in your diary for that day.",
+                ), []
+            if len(chosen) > 1:  # never a guess: the member says which
+                return self._which_entry(chosen), []
+            return self._call("remove_meal_entry", {"entry_id": chosen[0]["entry_id"]})
+        result = results["remove_meal_entry"][-1]
+        if result.get("status") == "ok":
+            removed = result["removed"]
+            of_meal = self._of_meal(removed["meal"])
+            grams = self._n(removed["grams"])
+            return self._t(
+                f"Quitado: {grams} g de {removed['food']} {of_meal} "
+                f"del {removed['date']}.",
+                f"Removed: {grams} g of {removed['food']} from {of_meal} "
+                f"on {removed['date']}.",
+            ), []
+        return self._failure(result), []
+
+    def _change_entry(
+        self, said: str, results: dict[str, Any], offered: set[str]
+    ) -> Any:
+        """An entry of the diary to change ("cambia el arroz a 120 g"): no tool
+        changes one; it is taken out and logged again, which it says how to ask
+        for with the entry's own words, found in that day's diary (never half of
+        it made on a guess)."""
+        changes = ("cambia", "modifica", "corrige", "change", "update", "edit")
+        amount = GRAMS.search(said)
+        if not (asks_for(said, *changes) and amount):
+            return None
+        words = [w for w in food_words(said[: amount.start()]) if not has(w, *changes)]
+        if not words:
+            return None
+        day = day_named(said, self.today) or self.today
+        if "get_meal_diary" not in results:
+            return self._unavailable("remove_meal_entry", offered) or self._call(
+                "get_meal_diary", {"date": day.isoformat()}
+            )
+        meal = meal_named(said)
+        chosen = [
+            e
+            for e in results["get_meal_diary"][-1].get("entries", [])
+            if (not meal or e["meal"] == meal) and _entry_of(e, words, results)
+        ]
+        if not chosen and "search_foods" not in results:
+            return self._call("search_foods", {"query": words[0]})
+        if not chosen:
+            return self._t(
+                "No encuentro eso en tu diario de ese día.",
+                "I cannot find that in your diary for that day.",
+            ), []
+        if len(chosen) > 1:
+            return self._which_entry(chosen), []
+        entry = chosen[0]
+        food, of_meal = entry["food"], self._of_meal(entry["meal"])
+        grams, to_meal = self._n(entry["grams"]), self._to_meal(entry["meal"])
+        return self._t(
+            "No puedo cambiar una anotación: quítala y añádela de nuevo, con "
+            f"«quita {grams} g de {food} {of_meal}» y luego «añade "
+            f"{amount.group(0)} de {food} {to_meal}».",
+            "I cannot change an entry: remove it and log it again, with "
+            f'"remove {grams} g of {food} from {of_meal}", then "add '
+            f'{amount.group(0)} of {food} {to_meal}".',
+        ), []
+
+    def _which_entry(self, entries: list[dict[str, Any]]) -> str:
+        """Several entries of the diary could be meant: which one, and how to say
+        it."""
+        listed = ", ".join(
+            f"{e['food']} {self._n(e['grams'])} g ({self._meal(e['meal'])})"
+            for e in entries[:5]
+        )
+        last = entries[-1]
+        of_meal = self._of_meal(last["meal"])
+        grams = self._n(last["grams"])
+        return self._t(
+            f"Hay varias en tu diario: {listed}. ¿Cuál quito? Dímelo con sus gramos, "
+            f"por ejemplo: «quita {grams} g de {last['food']} {of_meal}».",
+            f"Your diary has several: {listed}. Which one shall I remove? Tell me "
+            f'its grams, for example: "remove {grams} g of {last["food"]} '
+            f'from {of_meal}".',
+        )
+
+
+def _entry_of(
+    entry: Mapping[str, Any], words: list[str], results: dict[str, Any]
+) -> bool:
+    """Whether a diary entry is of the food named by ``words``: a word of its name,
+    or a food the catalog found for them (a food named otherwise than in the
+    diary: "rice" for «Arroz blanco (cocido)»)."""
+    found = {
+        food["food_id"]
+        for got in results.get("search_foods", [])
+        for food in got.get("foods", [])
+    }
+    return any(w in fold(entry["food"]).split() for w in words) or (
+        entry["food_id"] in found
+    )
