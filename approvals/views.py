@@ -32,6 +32,7 @@ from approvals.selectors import (
     user_is_gym_staff,
 )
 from approvals.services import (
+    REASON_MAX,
     pending_action_approve,
     pending_action_correct,
     pending_action_for_staff,
@@ -43,7 +44,7 @@ from gymnasia.text import choice_labels
 from tools.models import Handoff
 from tools.presentation import arguments_described, call_steps_described
 from tools.registry import published_registry
-from tools.services import handoff_resolve
+from tools.services import NOTE_MAX, handoff_resolve
 
 INBOX_REFRESH_SECONDS = 5
 
@@ -127,6 +128,7 @@ def inbox(request: HtmxHttpRequest) -> HttpResponse:
         "statuses": PendingAction.Status.choices,
         "tools": [(name, tool_title(name)) for name in TOOL_TITLES],
         "refresh_seconds": INBOX_REFRESH_SECONDS,
+        "reason_max": REASON_MAX,
     }
     template = "approvals/_actions.html" if request.htmx else "approvals/inbox.html"
     return render(request, template, context)
@@ -156,7 +158,9 @@ def decide(request: HtmxHttpRequest, action_id: str, decision: str) -> HttpRespo
         action = PendingAction.objects.get(pk=action_id)
     if request.htmx:
         [row] = _rows([action])
-        return render(request, "approvals/_action.html", {"row": row})
+        return render(
+            request, "approvals/_action.html", {"row": row, "reason_max": REASON_MAX}
+        )
     return redirect("approvals:inbox")
 
 
@@ -235,6 +239,7 @@ def handoffs(request: HtmxHttpRequest) -> HttpResponse:
         "status": status,
         "resolutions": Handoff.Resolution.choices,
         "refresh_seconds": INBOX_REFRESH_SECONDS,
+        "note_max": NOTE_MAX,
     }
     template = "approvals/_handoffs.html" if request.htmx else "approvals/handoffs.html"
     return render(request, template, context)

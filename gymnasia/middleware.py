@@ -177,20 +177,25 @@ class GymTimeZoneMiddleware:
     ) -> HttpResponseBase | Awaitable[HttpResponseBase]:
         if self.is_async:
             return self._acall(request)
-        with timezone.override(self._zone(request)):
+        zone = self._zone(request) if self._signed_in_maybe(request) else None
+        with timezone.override(zone):
             return cast(HttpResponseBase, self.get_response(request))
 
     async def _acall(self, request: HttpRequest) -> HttpResponseBase:
         zone = None
-        if settings.SESSION_COOKIE_NAME in request.COOKIES:
+        if self._signed_in_maybe(request):
             zone = await sync_to_async(self._zone)(request)
         with timezone.override(zone):
             return await cast(Awaitable[HttpResponseBase], self.get_response(request))
 
     @staticmethod
+    def _signed_in_maybe(request: HttpRequest) -> bool:
+        """Whether the request has a session, so maybe a signed-in person (read
+        without the database)."""
+        return settings.SESSION_COOKIE_NAME in request.COOKIES
+
+    @staticmethod
     def _zone(request: HttpRequest) -> zoneinfo.ZoneInfo | None:
-        if settings.SESSION_COOKIE_NAME not in request.COOKIES:
-            return None
         return time_zone_for_user(user=request.user)
 
 
