@@ -26,6 +26,7 @@ from agents.providers.offline.words import (
     meal_named,
 )
 from gymnasia.text import fold
+from tools.types import ToolCall
 
 #: Words of a removal that name no food.
 REMOVAL_WORDS = (*TAKE_AWAY, "diario", "diary", "from")
@@ -154,24 +155,14 @@ class DiaryIntents(Intents):
                 "Las anotaciones se quitan de una en una. ",
                 "Entries are removed one at a time. ",
             ) + self._which_entry(entries), []
-        meal = meal_named(said)
-        chosen = [e for e in entries if not meal or e["meal"] == meal]
-        if words:
-            chosen = [e for e in chosen if _entry_of(e, words, results)]
-        amount = GRAMS.search(said)
-        if amount:
-            chosen = [e for e in chosen if float(e["grams"]) == grams_of(amount)]
-        if not chosen and words and "search_foods" not in results:
-            return self._call("search_foods", {"query": words[0]})
         if "remove_meal_entry" not in results:
-            if not chosen:
-                return self._t(
-                    "No encuentro eso en tu diario de ese día.",
-                    "I cannot find that in your diary for that day.",
-                ), []
-            if len(chosen) > 1:  # never a guess: the member says which
-                return self._which_entry(chosen), []
-            return self._call("remove_meal_entry", {"entry_id": chosen[0]["entry_id"]})
+            amount = GRAMS.search(said)
+            entry = self._entry_meant(
+                said, entries, words, results, grams_of(amount) if amount else None
+            )
+            if not isinstance(entry, dict):
+                return entry  # a search first, or what to tell her
+            return self._call("remove_meal_entry", {"entry_id": entry["entry_id"]})
         result = results["remove_meal_entry"][-1]
         if result.get("status") == "ok":
             removed = result["removed"]
@@ -204,22 +195,10 @@ class DiaryIntents(Intents):
             return self._unavailable("remove_meal_entry", offered) or self._call(
                 "get_meal_diary", {"date": day.isoformat()}
             )
-        meal = meal_named(said)
-        chosen = [
-            e
-            for e in results["get_meal_diary"][-1].get("entries", [])
-            if (not meal or e["meal"] == meal) and _entry_of(e, words, results)
-        ]
-        if not chosen and "search_foods" not in results:
-            return self._call("search_foods", {"query": words[0]})
-        if not chosen:
-            return self._t(
-                "No encuentro eso en tu diario de ese día.",
-                "I cannot find that in your diary for that day.",
-            ), []
-        if len(chosen) > 1:
-            return self._which_entry(chosen), []
-        entry = chosen[0]
+        entries = results["get_meal_diary"][-1].get("entries", [])
+        entry = self._entry_meant(said, entries, words, results)
+        if not isinstance(entry, dict):
+            return entry  # a search first, or what to tell her
         food, of_meal = entry["food"], self._of_meal(entry["meal"])
         grams, to_meal = self._n(entry["grams"]), self._to_meal(entry["meal"])
         return self._t(
@@ -230,6 +209,38 @@ class DiaryIntents(Intents):
             f'"remove {grams} g of {food} from {of_meal}", then "add '
             f'{amount.group(0)} of {food} {to_meal}".',
         ), []
+
+    def _entry_meant(
+        self,
+        said: str,
+        entries: list[dict[str, Any]],
+        words: list[str],
+        results: dict[str, Any],
+        grams: float | None = None,
+    ) -> dict[str, Any] | tuple[str, list[ToolCall]]:
+        """The one entry of a day's diary that a message names: of the meal said,
+        of the food ``words`` name (any, without words; looked up in the catalog
+        first when no entry's name has them), of the ``grams`` said. Otherwise
+        what to do: that search, or tell her that none is, or ask which of
+        several (never a guess)."""
+        meal = meal_named(said)
+        chosen = [
+            e
+            for e in entries
+            if (not meal or e["meal"] == meal)
+            and (not words or _entry_of(e, words, results))
+            and (grams is None or float(e["grams"]) == grams)
+        ]
+        if not chosen and words and "search_foods" not in results:
+            return self._call("search_foods", {"query": words[0]})
+        if not chosen:
+            return self._t(
+                "No encuentro eso en tu diario de ese día.",
+                "I cannot find that in your diary for that day.",
+            ), []
+        if len(chosen) > 1:
+            return self._which_entry(chosen), []
+        return chosen[0]
 
     def _which_entry(self, entries: list[dict[str, Any]]) -> str:
         """Several entries of the diary could be meant: which one, and how to say
