@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import datetime
 import re
-from collections.abc import Mapping
 from typing import Any
 
 from agents.providers.offline.base import Intents
@@ -224,11 +223,22 @@ class DiaryIntents(Intents):
         what to do: that search, or tell her that none is, or ask which of
         several (never a guess)."""
         meal = meal_named(said)
+        # A food named otherwise than in the diary ("rice" for «Arroz blanco
+        # (cocido)») is one the catalog found for those words.
+        found = {
+            food["food_id"]
+            for got in results.get("search_foods", [])
+            for food in got.get("foods", [])
+        }
         chosen = [
             e
             for e in entries
             if (not meal or e["meal"] == meal)
-            and (not words or _entry_of(e, words, results))
+            and (
+                not words
+                or any(w in fold(e["food"]).split() for w in words)
+                or e["food_id"] in found
+            )
             and (grams is None or float(e["grams"]) == grams)
         ]
         if not chosen and words and "search_foods" not in results:
@@ -259,19 +269,3 @@ class DiaryIntents(Intents):
             f'its grams, for example: "remove {grams} g of {last["food"]} '
             f'from {of_meal}".',
         )
-
-
-def _entry_of(
-    entry: Mapping[str, Any], words: list[str], results: dict[str, Any]
-) -> bool:
-    """Whether a diary entry is of the food named by ``words``: a word of its name,
-    or a food the catalog found for them (a food named otherwise than in the
-    diary: "rice" for «Arroz blanco (cocido)»)."""
-    found = {
-        food["food_id"]
-        for got in results.get("search_foods", [])
-        for food in got.get("foods", [])
-    }
-    return any(w in fold(entry["food"]).split() for w in words) or (
-        entry["food_id"] in found
-    )
