@@ -19,13 +19,12 @@ import asyncio
 import contextvars
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from typing import ParamSpec, TypeVar
+from typing import Any, ParamSpec, TypeVar
 
 from asgiref.sync import AsyncToSync, sync_to_async
 from django.db import connection
-from django.db.backends.utils import CursorWrapper
-from django.db.models import Model
-from django.db.models.sql import InsertQuery
+from django.db.models import Field, Model
+from psycopg import sql
 
 P = ParamSpec("P")
 T = TypeVar("T")
@@ -64,62 +63,129 @@ async def db_call(function: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -
     return await asyncio.get_running_loop().run_in_executor(_threads, context.run, work)
 
 
-def sent_together() -> bool:
-    """Whether statements can reach the database in one round trip and run there
-    as one transaction: PostgreSQL with client-side binding (Django's default)
-    sends a query's parameters inside its text, by the simple protocol, where the
-    server runs the statements of one query in a transaction of their own."""
-    if connection.vendor != "postgresql":
-        return False
-    from psycopg import ClientCursor
+def rows_insert_linked(
+    parents: Sequence[Model],
+    children: Sequence[Model],
+    link: str,
+    parent_of: Sequence[Model],
+) -> None:
+    """Insert new ``parents`` (rows of one table, which the database gives their
+    keys) and ``children`` (rows of another) in one statement, which PostgreSQL
+    applies whole or not at all: one round trip. Each child's field ``link`` is
+    set to the key of its row in ``parent_of``, one of ``parents`` or a row
+    already stored. The parents get their keys in their order (the order the
+    database inserts them in, as Django's own bulk insert takes for granted).
 
-    connection.ensure_connection()
-    return issubclass(connection.connection.cursor_factory, ClientCursor)
-
-
-def keys_take(rows: Sequence[Model]) -> None:
-    """Give new rows of one table their primary keys from its sequence, in one
-    query, before they are written (``sent_together`` must hold): rows can then
-    point at each other when they are inserted together."""
+    The statement's text depends on the tables only, so the server prepares it
+    once per connection, and its values go as arrays in binary form."""
+    position = {id(parent): n for n, parent in enumerate(parents, start=1)}
+    link_field, child_fields, statement = _linked_insert(
+        type(parents[0]), type(children[0]) if children else None, link
+    )
+    params: list[Any] = [_column(parents, f) for f in _inserted(type(parents[0]))]
+    if children:
+        for child, parent in zip(children, parent_of, strict=True):
+            # A new parent's key is filled in by the statement, in place of NULL.
+            new = id(parent) in position
+            setattr(child, link, None if new else link_field.to_python(parent.pk))
+        params += [_column(children, f) for f in child_fields]
+        params.append([position.get(id(parent)) for parent in parent_of])
     with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT nextval(%s::regclass) FROM generate_series(1, %s) ORDER BY 1",
-            [_sequence(cursor, type(rows[0])), len(rows)],
+        cursor.execute(statement, params)
+        keys = [key for (key,) in cursor.fetchall()]
+    for row, key in zip(parents, keys, strict=True):
+        row.pk = key
+    for child, parent in zip(children, parent_of, strict=True):
+        setattr(child, link, link_field.to_python(parent.pk))
+    for row in (*parents, *children):
+        row._state.adding = False
+        row._state.db = connection.alias
+
+
+def _inserted(model: type[Model]) -> list[Field[Any, Any]]:
+    """The columns an insert of the model's rows gives values for (not a key the
+    database makes, nor a generated column)."""
+    return [
+        f
+        for f in model._meta.local_concrete_fields
+        if not f.generated and not (f.primary_key and f.db_returning)
+    ]
+
+
+def _column(rows: Sequence[Model], field: Field[Any, Any]) -> list[Any]:
+    """One column's values, prepared for the database as Django's insert does."""
+    return [
+        field.get_db_prep_save(field.pre_save(row, True), connection=connection)
+        for row in rows
+    ]
+
+
+_linked: dict[tuple[Any, ...], tuple[Field[Any, Any], list[Field[Any, Any]], str]] = {}
+
+
+def _linked_insert(
+    parent: type[Model], child: type[Model] | None, link: str
+) -> tuple[Field[Any, Any], list[Field[Any, Any]], str]:
+    """The link field, the child's columns and the statement of
+    ``rows_insert_linked`` (built once per process)."""
+    cache_key = (parent, child, link)
+    if cache_key in _linked:
+        return _linked[cache_key]
+    key = sql.Identifier(str(parent._meta.pk.column))
+    columns = _inserted(parent)
+    statement = sql.SQL(
+        "WITH parent AS (INSERT INTO {table} ({columns}) "
+        "SELECT * FROM UNNEST({arrays}) RETURNING {key})"
+    ).format(
+        table=sql.Identifier(parent._meta.db_table),
+        columns=_names(columns),
+        arrays=_arrays(columns),
+        key=key,
+    )
+    link_field: Field[Any, Any] = parent._meta.pk
+    child_fields: list[Field[Any, Any]] = []
+    if child is not None:
+        link_field = child._meta.get_field(link)  # type: ignore[assignment]
+        child_fields = _inserted(child)
+        if child._meta.pk not in child_fields:
+            raise ValueError(
+                "the child rows' keys must be made before they are inserted"
+            )
+        names = [sql.Identifier(f"c{n}") for n in range(len(child_fields))]
+        values = [
+            sql.SQL("COALESCE(v.{name}, CAST(keys.ids[v.parent] AS {type}))").format(
+                name=name, type=_type(link_field)
+            )
+            if field is link_field
+            else sql.SQL("v.{name}").format(name=name)
+            for name, field in zip(names, child_fields, strict=True)
+        ]
+        statement += sql.SQL(
+            ", keys AS (SELECT array_agg({key} ORDER BY {key}) AS ids FROM parent), "
+            "child AS (INSERT INTO {table} ({columns}) "
+            "SELECT {values} FROM keys, UNNEST({arrays}, %b::integer[]) "
+            "AS v({names}, parent))"
+        ).format(
+            key=key,
+            table=sql.Identifier(child._meta.db_table),
+            columns=_names(child_fields),
+            values=sql.SQL(", ").join(values),
+            arrays=_arrays(child_fields),
+            names=sql.SQL(", ").join(names),
         )
-        for row, (key,) in zip(rows, cursor.fetchall(), strict=True):
-            row.pk = key
+    statement += sql.SQL(" SELECT {key} FROM parent ORDER BY {key}").format(key=key)
+    _linked[cache_key] = (link_field, child_fields, statement.as_string())
+    return _linked[cache_key]
 
 
-def rows_insert_together(*groups: Sequence[Model]) -> None:
-    """Insert new rows, each group of one table and with its keys, in one query
-    (``sent_together`` must hold), which the server applies whole or not at all."""
-    groups = tuple(group for group in groups if group)
-    statements, params = [], []
-    for group in groups:
-        model = type(group[0])
-        query = InsertQuery(model)
-        fields = [f for f in model._meta.concrete_fields if not f.generated]
-        query.insert_values(fields, list(group))
-        [(sql, values)] = query.get_compiler(connection=connection).as_sql()
-        statements.append(sql)
-        params.extend(values)
-    with connection.cursor() as cursor:
-        cursor.execute(";\n".join(statements), params)
-    for group in groups:
-        for row in group:
-            row._state.adding = False
-            row._state.db = connection.alias
+def _names(fields: list[Field[Any, Any]]) -> sql.Composable:
+    return sql.SQL(", ").join([sql.Identifier(str(f.column)) for f in fields])
 
 
-_sequences: dict[str, str] = {}
+def _arrays(fields: list[Field[Any, Any]]) -> sql.Composable:
+    """A placeholder per column for its values as an array, in binary form."""
+    return sql.SQL(", ").join([sql.SQL("%b::{}[]").format(_type(f)) for f in fields])
 
 
-def _sequence(cursor: CursorWrapper, model: type[Model]) -> str:
-    """The sequence of the model's primary key (looked up once per process)."""
-    table = model._meta.db_table
-    if table not in _sequences:
-        cursor.execute(
-            "SELECT pg_get_serial_sequence(%s, %s)", [table, model._meta.pk.column]
-        )
-        _sequences[table] = cursor.fetchone()[0]
-    return _sequences[table]
+def _type(field: Field[Any, Any]) -> sql.Composable:
+    return sql.SQL(field.db_type(connection) or "")

@@ -28,12 +28,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from django.conf import settings
-from django.db import transaction
+from django.db import connection, transaction
 from django.utils.module_loading import import_string
 from django.utils.translation import gettext, override
 
 from agents.conversations import conversation_history, message_add, message_json
-from agents.database import db_call, keys_take, rows_insert_together, sent_together
+from agents.database import db_call, rows_insert_linked
 from agents.models import Agent, Conversation, Message
 from agents.providers.base import (
     AssistantStep,
@@ -232,10 +232,9 @@ def _store(
 
 
 def _rows_store(rows: list[StepRows], last: Message | None = None) -> None:
-    """Steps' rows, then ``last``, in order: the messages in one statement, then the
-    log rows in one, each pointing at its step; in one transaction, or in the
-    caller's. A lone message is one statement, committed on its own. On PostgreSQL
-    both statements go in one round trip, after one for the rows' keys."""
+    """Steps' rows, then ``last``, in order, each log row pointing at its step;
+    whole or not at all, in the caller's transaction if there is one. On
+    PostgreSQL that is one statement; a lone message is one insert either way."""
     messages = [m for r in rows for m in (r.step, r.results) if m.pk is None]
     if last is not None:
         messages.append(last)
@@ -244,21 +243,16 @@ def _rows_store(rows: list[StepRows], last: Message | None = None) -> None:
     logs = [log for r in rows for log in r.logs]
     if not logs and len(messages) == 1:
         messages[0].save()
-    elif sent_together():
-        keys_take(messages)
-        _logs_link(rows)
-        rows_insert_together(messages, logs)
+    elif connection.vendor == "postgresql":
+        steps = [r.step for r in rows for _ in r.logs]
+        rows_insert_linked(messages, logs, "message_key", steps)
     else:
         with transaction.atomic(savepoint=False):
             Message.objects.bulk_create(messages)
-            _logs_link(rows)
+            for r in rows:
+                for log in r.logs:
+                    log.message_key = str(r.step.pk)
             ToolCallLog.objects.bulk_create(logs)
-
-
-def _logs_link(rows: list[StepRows]) -> None:
-    for r in rows:
-        for log in r.logs:
-            log.message_key = str(r.step.pk)
 
 
 async def turn_run(

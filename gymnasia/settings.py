@@ -147,9 +147,15 @@ def _database() -> dict[str, Any]:
         # And a backend notices within a second that its client died, even while
         # it waits for a lock, so a crashed worker's transaction is rolled back
         # instead of committing once the lock is released.
+        # The server binds the parameters, and prepares a statement the second
+        # time a connection runs it: a turn's statements are parsed and planned
+        # once per connection, not at every call. (A pooler between the app and
+        # PostgreSQL must then keep prepared statements per client.)
         config["OPTIONS"] = {
             **config.get("OPTIONS", {}),
             "pool": {"min_size": 2, "max_size": 20},
+            "server_side_binding": True,
+            "prepare_threshold": 2,
             "options": "-c client_connection_check_interval=1000",
         }
     return config

@@ -58,8 +58,8 @@ def _turns_queries(agent, member) -> list[str]:
 
 
 def _inserts(sql: str) -> list[str]:
-    """The table of each insert statement of a query, in order."""
-    return re.findall(r'(?:^|;\s*)INSERT INTO "(\w+)"', sql)
+    """The table of each insert of a statement, in order."""
+    return re.findall(r'INSERT INTO "(\w+)"', sql)
 
 
 def _turns_inserts(agent, member) -> list[str]:
@@ -300,9 +300,10 @@ def test_a_cancelled_turn_still_stores_its_steps(demo, monkeypatch):
 
 
 @pytest.mark.postgres
-def test_on_postgresql_the_waiting_rows_and_the_reply_are_one_query(demo, model):
+def test_on_postgresql_the_waiting_rows_and_the_reply_are_one_statement(demo, model):
     """The steps' messages, the reply and the log rows reach the server in one
-    query, after one for the messages' keys; the reply alone is one insert."""
+    statement, which gives the messages their keys and the log rows their steps';
+    the reply alone is one insert."""
     agent, member = demo
     model(Say(calls=[SEARCH]), Say(calls=[SEARCH]), Say(text="Listo."))
     queries = _turns_queries(agent, member)
@@ -311,8 +312,7 @@ def test_on_postgresql_the_waiting_rows_and_the_reply_are_one_query(demo, model)
         ["agents_message"],  # the member's message
         ["agents_message", "tools_toolcalllog"],  # steps, results, reply; logs
     ]
-    keys = queries[queries.index(writes[1]) - 1]
-    assert "nextval" in keys
+    assert not any("nextval" in sql for sql in queries)
     steps = list(Message.objects.filter(role="step").order_by("pk"))
     assert _step_of_each_log() == {
         "call_1_0": (steps[0].pk, steps[0].pk),
@@ -360,3 +360,53 @@ def test_the_steps_rows_are_written_whole_or_not_at_all(row_counts):
     assert _roles() == ["step", "tool_results", "assistant"]
     step = Message.objects.get(role="step").pk
     assert _step_of_each_log() == {"call_1_0": (step, step)}
+
+
+@pytest.mark.postgres
+def test_on_postgresql_log_rows_point_at_stored_and_new_steps_alike(demo):
+    """A step stored before its write ran and a step written now: each log row of
+    the one statement names its own step, and the server prepares that statement
+    once it is used again on the connection."""
+    agent, _ = demo
+    conversation = conversation_start(agent=agent, member=None)
+
+    def step_rows(call_id: str, stored: bool) -> StepRows:
+        step = Message(
+            conversation=conversation,
+            role="step",
+            content={"tool_calls": [{"id": call_id}]},
+        )
+        if stored:
+            step.save()
+        log = ToolCallLog(
+            business=conversation.business,
+            conversation_key=str(conversation.pk),
+            provider_call_id=call_id,
+            tool_name="search_foods",
+        )
+        return StepRows(
+            step, Message(conversation=conversation, role="tool_results"), [log]
+        )
+
+    for turn in range(3):
+        rows = [
+            step_rows(f"call_{turn}_0", stored=True),
+            step_rows(f"call_{turn}_1", stored=False),
+        ]
+        _rows_store(rows, last=Message(conversation=conversation, role="assistant"))
+        stored, new = rows[0].step.pk, rows[1].step.pk
+        assert stored < new
+        assert {
+            log.provider_call_id: log.message_key
+            for log in ToolCallLog.objects.filter(
+                provider_call_id__startswith=f"call_{turn}_"
+            )
+        } == {f"call_{turn}_0": str(stored), f"call_{turn}_1": str(new)}
+
+    assert _roles() == ["step", "tool_results", "step", "tool_results", "assistant"] * 3
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT count(*) FROM pg_prepared_statements WHERE statement LIKE %s",
+            ['WITH parent AS (INSERT INTO "agents_message"%'],
+        )
+        assert cursor.fetchone() == (1,)
