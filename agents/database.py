@@ -22,7 +22,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any, ParamSpec, TypeVar
 
 from asgiref.sync import AsyncToSync, sync_to_async
-from django.db import connection
+from django.db import connection, connections
 from django.db.models import Field, Model
 from psycopg import sql
 
@@ -114,8 +114,10 @@ def _inserted(model: type[Model]) -> list[Field[Any, Any]]:
 
 def _column(rows: Sequence[Model], field: Field[Any, Any]) -> list[Any]:
     """One column's values, prepared for the database as Django's insert does."""
+    # The thread's connection itself, not the proxy that finds it at each use.
+    database = connections[connection.alias]
     return [
-        field.get_db_prep_save(field.pre_save(row, True), connection=connection)
+        field.get_db_prep_save(field.pre_save(row, True), connection=database)
         for row in rows
     ]
 
