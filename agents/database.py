@@ -48,19 +48,52 @@ def _under_a_sync_thread() -> bool:
 
 
 async def db_call(function: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
-    def work() -> T:
+    if _under_a_sync_thread():
+        return await sync_to_async(_released(function))(*args, **kwargs)
+    # What ``sync_to_async(thread_sensitive=False)`` does for us (the caller's
+    # context, the active language included, in the thread), without the rest of
+    # its machinery: about half the cost of a hand-off, and a tool call makes one.
+    # The answer is handed back before the connection is: the caller goes on
+    # while the thread returns it to the pool.
+    loop = asyncio.get_running_loop()
+    answer: asyncio.Future[T] = loop.create_future()
+    context = contextvars.copy_context()
+
+    def work() -> None:
+        try:
+            result = context.run(function, *args, **kwargs)
+        except BaseException as error:
+            loop.call_soon_threadsafe(_settle, answer, None, error)
+        else:
+            loop.call_soon_threadsafe(_settle, answer, result, None)
+        finally:
+            context.run(release_connection)
+
+    _threads.submit(work)
+    return await answer
+
+
+def _released(function: Callable[P, T]) -> Callable[P, T]:
+    """``function``, giving its connection back to the pool when it is done."""
+
+    def work(*args: P.args, **kwargs: P.kwargs) -> T:
         try:
             return function(*args, **kwargs)
         finally:
             release_connection()
 
-    if _under_a_sync_thread():
-        return await sync_to_async(work)()
-    # What ``sync_to_async(thread_sensitive=False)`` does for us (the caller's
-    # context, the active language included, in the thread), without the rest of
-    # its machinery: about half the cost of a hand-off, and a tool call makes one.
-    context = contextvars.copy_context()
-    return await asyncio.get_running_loop().run_in_executor(_threads, context.run, work)
+    return work
+
+
+def _settle(
+    answer: asyncio.Future[T], result: T | None, error: BaseException | None
+) -> None:
+    if answer.cancelled():
+        return
+    if error is not None:
+        answer.set_exception(error)
+    else:
+        answer.set_result(result)  # type: ignore[arg-type]
 
 
 def rows_insert_linked(

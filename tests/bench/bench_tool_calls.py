@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import os
 import statistics
 import sys
@@ -165,6 +166,10 @@ def run(database_url: str, repeats: int) -> None:
             clock.seconds["waited"] = clock.seconds.get("waited", 0.0) + elapsed
 
     turn.db_call = timed_db_call  # type: ignore[assignment]
+    # What start-up loaded is kept out of the garbage collector's full
+    # collections, as gymnasia/asgi.py does in the server.
+    gc.collect()
+    gc.freeze()
     # Every turn in one event loop, as a server runs them (a loop of its own per
     # turn would add the loop's start and shutdown to each).
     asyncio.run(_turns(agent, clock, repeats))
