@@ -14,7 +14,7 @@ left on the event loop (the provider request and the loop). A turn has a cost of
 its own, calls or not (storing the member's message, choosing the tools, reading
 the history, one request, storing the reply), which weighs on the per-call figure
 of a short turn; so it also runs a turn that makes no call, and prints what the
-calls add to a turn: each turn less that one, over its calls.
+calls add to a turn: each turn less that one of the same repeat, over its calls.
 
 The turns run as a server runs them: in one event loop, through one adapter and
 SDK client per provider.
@@ -241,19 +241,26 @@ async def _turns(agent: Any, clock: PartClock, repeats: int) -> None:
             )
         )
         print(
-            f"{name:9} what the calls add to a turn, per call (the turn less the turn "
-            "with no call, over its calls): "
+            f"{name:9} what the calls add to a turn, per call (each turn less the "
+            "turn with no call of its repeat, over its calls; the median): "
             + ", ".join(
                 f"{calls} {'call' if calls == 1 else 'calls'} "
-                f"{(turn_ms[calls] - turn_ms[0]) / calls:.2f} ms"
+                f"{_added(total, calls):.2f} ms"
                 for calls in CALLS[1:]
             )
             + "; the harness alone "
-            + ", ".join(
-                f"{(harness_ms[calls] - harness_ms[0]) / calls:.2f} ms"
-                for calls in CALLS[1:]
-            )
+            + ", ".join(f"{_added(harness, calls):.2f} ms" for calls in CALLS[1:])
         )
+
+
+def _added(times: dict[int, list[float]], calls: int) -> float:
+    """What ``calls`` calls add to a turn, per call: in each repeat, that turn less
+    the turn with no call run just before it, so that the machine's drift between
+    repeats cancels out; the median over the repeats."""
+    return statistics.median(
+        (with_calls - without) / calls
+        for with_calls, without in zip(times[calls], times[0], strict=True)
+    )
 
 
 def _conversation(agent: Any) -> Any:
