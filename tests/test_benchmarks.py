@@ -105,8 +105,9 @@ def test_sequential_tool_calls_benchmark_runs():
     )
     assert alone == ["openai", "anthropic"], output
     added = re.findall(
-        r"^(openai|anthropic) +what the calls add to a turn, per call \(the turn "
-        r"less the turn with no call, over its calls\): 1 call -?[\d.]+ ms, "
+        r"^(openai|anthropic) +what the calls add to a turn, per call \(each turn "
+        r"less the turn with no call of its repeat, over its calls; the median\): "
+        r"1 call -?[\d.]+ ms, "
         r"10 calls -?[\d.]+ ms, 40 calls -?[\d.]+ ms; the harness alone "
         r"-?[\d.]+ ms, -?[\d.]+ ms, -?[\d.]+ ms$",
         output,
