@@ -7,7 +7,9 @@ from typing import Any, cast
 
 from django import forms
 from django.contrib import admin
-from django.http import HttpRequest
+from django.contrib.admin.utils import unquote
+from django.core.paginator import Paginator
+from django.http import HttpRequest, HttpResponse, QueryDict
 from django.template.defaultfilters import linebreaksbr
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
@@ -260,8 +262,9 @@ class ConversationAdmin(BusinessScopedAdmin):
     list_select_related = ["agent", "member"]
     search_fields = ["member__name", "member__external_id"]
     date_hierarchy = "created_at"
-    fields = ("agent", "member", "language", "created_at", "timeline")
-    readonly_fields = ("agent", "member", "language", "created_at", "timeline")
+    fields = ("agent", "member", "language", "created_at")
+    readonly_fields = fields
+    change_form_template = "admin/agents/conversation/change_form.html"
 
     class Media:
         css = {"all": ("agents/timeline.css",)}
@@ -275,41 +278,84 @@ class ConversationAdmin(BusinessScopedAdmin):
     def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
 
-    @admin.display(description=_("timeline"))
-    def timeline(self, obj: Conversation) -> SafeString:
-        logs = {
-            (log.message_key, log.provider_call_id): log
-            for log in ToolCallLog.objects.filter(conversation_key=str(obj.pk))
-            .select_related("pending_action")
-            .prefetch_related("handoffs")
-        }
-        roles = choice_labels(Message.Role)
-        rows = []
-        for message in obj.messages.order_by("pk"):
-            rows.append(
-                format_html(
-                    '<div class="timeline-message role-{}" id="message-{}">'
-                    "<strong>{}</strong> <small>{}</small><div>{}</div>{}</div>",
-                    message.role,
-                    message.pk,
-                    roles[message.role],
-                    localtime(message.created_at).strftime("%Y-%m-%d %H:%M:%S"),
-                    linebreaksbr(message.text),
-                    format_html_join(
-                        "",
-                        "{}",
+    def change_view(
+        self,
+        request: HttpRequest,
+        object_id: str,
+        form_url: str = "",
+        extra_context: dict[str, Any] | None = None,
+    ) -> HttpResponse:
+        conversation = self.get_object(request, unquote(object_id))
+        if conversation is not None:  # otherwise the admin answers as it does
+            extra_context = {
+                **(extra_context or {}),
+                "timeline": _timeline(conversation, request.GET),
+            }
+        return super().change_view(request, object_id, form_url, extra_context)
+
+
+#: Messages on one page of a conversation's timeline, the newest page first.
+TIMELINE_PAGE_SIZE = 100
+
+
+def _timeline(conversation: Conversation, query: QueryDict) -> dict[str, Any]:
+    """One page of the conversation as a timeline, oldest message first; under each
+    tool call, its verification log. ``?at=<message id>`` opens the page holding
+    that message, ``?page=N`` the N-th page counted from the newest."""
+    messages = conversation.messages.order_by("-pk")
+    at = query.get("at", "")
+    number: Any = query.get("page")
+    if at.isdigit():
+        newer = messages.filter(pk__gt=int(at)).count()
+        number = newer // TIMELINE_PAGE_SIZE + 1
+    page = Paginator(messages, TIMELINE_PAGE_SIZE).get_page(number)
+    shown = list(reversed(page.object_list))
+    logs = {
+        (log.message_key, log.provider_call_id): log
+        for log in ToolCallLog.objects.filter(
+            conversation_key=str(conversation.pk),
+            message_key__in=[str(m.pk) for m in shown if m.role == Message.Role.STEP],
+        )
+        .select_related("pending_action")
+        .prefetch_related("handoffs")
+    }
+    roles = choice_labels(Message.Role)
+    rows = format_html_join(
+        "",
+        '<div class="timeline-message role-{}" id="message-{}">'
+        "<strong>{}</strong> <small>{}</small><div>{}</div>{}</div>",
+        (
+            (
+                message.role,
+                message.pk,
+                roles[message.role],
+                localtime(message.created_at).strftime("%Y-%m-%d %H:%M:%S"),
+                linebreaksbr(message.text),
+                format_html_join(
+                    "",
+                    "{}",
+                    (
                         (
-                            (
-                                _tool_call_html(
-                                    call, logs.get((str(message.pk), call["id"]))
-                                ),
-                            )
-                            for call in message.content.get("tool_calls", [])
-                        ),
+                            _tool_call_html(
+                                call, logs.get((str(message.pk), call["id"]))
+                            ),
+                        )
+                        for call in message.content.get("tool_calls", [])
                     ),
-                )
+                ),
             )
-        return format_html_join("", "{}", ((row,) for row in rows))
+            for message in shown
+        ),
+    )
+    count = page.paginator.count
+    return {
+        "rows": rows,
+        "first": count - page.end_index() + 1 if count else 0,
+        "last": count - page.start_index() + 1 if count else 0,
+        "count": count,
+        "earlier": page.next_page_number() if page.has_next() else None,
+        "later": page.previous_page_number() if page.has_previous() else None,
+    }
 
 
 def _tool_call_html(call: dict[str, Any], log: ToolCallLog | None) -> SafeString:

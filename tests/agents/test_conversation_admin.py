@@ -10,9 +10,11 @@ import pytest
 from asgiref.sync import async_to_sync
 from django.contrib.auth.models import User
 from django.core.management import call_command
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
 from agents.conversations import conversation_start
-from agents.models import Agent
+from agents.models import Agent, Conversation, Message
 from agents.turn import turn_run
 from gymnasia.gyms.models import Member
 from gymnasia.gyms.selectors import business_today
@@ -104,3 +106,84 @@ def test_the_timeline_shows_steps_recorded_after_the_call(client, seeded, settin
     assert page.status_code == 200
     steps = re.findall(r"steps: (.*?)</li>", page.content.decode())
     assert any(" → settled by staff · " in line for line in steps), steps
+
+
+def _login(client, lines, role: str) -> None:
+    username, password = lines[role].split(" ")
+    assert client.login(username=username, password=password)
+
+
+def _long_conversation(messages: int) -> Conversation:
+    conversation = conversation_start(agent=Agent.objects.get(), member=None)
+    Message.objects.bulk_create(
+        Message(conversation=conversation, role="member", text=f"m{n}")
+        for n in range(1, messages + 1)
+    )
+    return conversation
+
+
+def _texts(html: str) -> list[str]:
+    return re.findall(r"<div>(m\d+)</div>", html)
+
+
+def test_a_long_conversation_opens_at_its_newest_messages_a_page_at_a_time(
+    client, seeded, settings
+):
+    settings.LANGUAGE_CODE = "en"
+    _, lines = seeded
+    conversation = _long_conversation(250)
+    _login(client, lines, "owner")
+    url = f"/admin/agents/conversation/{conversation.pk}/change/"
+
+    newest = client.get(url).content.decode()
+    oldest = client.get(f"{url}?page=3").content.decode()
+    middle = client.get(f"{url}?page=2").content.decode()
+
+    assert _texts(newest) == [f"m{n}" for n in range(151, 251)]
+    assert "Messages 151–250 of 250" in newest
+    assert 'href="?page=2" class="earlier"' in newest and 'class="later"' not in newest
+    assert _texts(middle) == [f"m{n}" for n in range(51, 151)]
+    assert 'href="?page=3" class="earlier"' in middle
+    assert 'href="?page=1" class="later"' in middle
+    assert _texts(oldest) == [f"m{n}" for n in range(1, 51)]
+    assert "Messages 1–50 of 250" in oldest and 'class="earlier"' not in oldest
+    # A page that is not one opens the newest or the last.
+    assert _texts(client.get(f"{url}?page=x").content.decode()) == _texts(newest)
+    assert _texts(client.get(f"{url}?page=9").content.decode()) == _texts(oldest)
+
+
+def test_a_link_to_a_message_opens_the_page_that_holds_it(client, seeded):
+    """As the inbox links to the step that made a request, deep in a long
+    conversation."""
+    _, lines = seeded
+    conversation = _long_conversation(250)
+    _login(client, lines, "staff")
+    url = f"/admin/agents/conversation/{conversation.pk}/change/"
+    for n, page in (
+        (120, range(51, 151)),
+        (150, range(51, 151)),
+        (151, range(151, 251)),
+    ):
+        message = Message.objects.get(conversation=conversation, text=f"m{n}")
+
+        html = client.get(f"{url}?at={message.pk}").content.decode()
+
+        assert f'id="message-{message.pk}"' in html
+        assert _texts(html) == [f"m{k}" for k in page]
+
+
+def test_a_page_of_the_timeline_costs_the_same_queries_however_long_the_talk(
+    client, seeded
+):
+    _, lines = seeded
+    _login(client, lines, "owner")
+    counts = []
+    for messages in (120, 600):
+        conversation = _long_conversation(messages)
+        with CaptureQueriesContext(connection) as queries:
+            page = client.get(f"/admin/agents/conversation/{conversation.pk}/change/")
+        assert page.status_code == 200
+        assert len(_texts(page.content.decode())) == 100
+        counts.append(len(queries.captured_queries))
+
+    assert counts[0] == counts[1]

@@ -216,8 +216,8 @@ def test_a_request_links_to_its_whole_conversation(asked, client):
     page = client.get("/inbox/").content.decode()
     link = f"/admin/agents/conversation/{action.conversation_key}/change/"
 
-    assert f'href="{link}#message-{step}"' in page
-    timeline = client.get(link)
+    assert f'href="{link}?at={step}#message-{step}"' in page
+    timeline = client.get(f"{link}?at={step}")
     assert timeline.status_code == 200
     html = timeline.content.decode()
     target = html.split(f'id="message-{step}"')[1].split('class="timeline-message')[0]
@@ -253,7 +253,7 @@ def test_a_case_shows_the_turn_it_came_from_and_links_to_it(asked, client):
     assert "Quiero hablar con una persona" in asked_for_person  # its reason, too
     link = f'href="/admin/agents/conversation/{conversation.pk}/change/'
     step = action.tool_call.message_key
-    assert f'{link}#message-{step}"' in case  # at the call's step
+    assert f'{link}?at={step}#message-{step}"' in case  # at the call's step
     assert f'{link}"' in asked_for_person  # no call: the conversation
 
 
