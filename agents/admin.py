@@ -7,7 +7,6 @@ from typing import Any, cast
 
 from django import forms
 from django.contrib import admin
-from django.contrib.admin.utils import unquote
 from django.core.paginator import Paginator
 from django.http import HttpRequest, HttpResponse, QueryDict
 from django.template.defaultfilters import linebreaksbr
@@ -278,20 +277,18 @@ class ConversationAdmin(BusinessScopedAdmin):
     def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
 
-    def change_view(
+    def render_change_form(
         self,
         request: HttpRequest,
-        object_id: str,
+        context: dict[str, Any],
+        add: bool = False,
+        change: bool = False,
         form_url: str = "",
-        extra_context: dict[str, Any] | None = None,
+        obj: Conversation | None = None,
     ) -> HttpResponse:
-        conversation = self.get_object(request, unquote(object_id))
-        if conversation is not None:  # otherwise the admin answers as it does
-            extra_context = {
-                **(extra_context or {}),
-                "timeline": _timeline(conversation, request.GET),
-            }
-        return super().change_view(request, object_id, form_url, extra_context)
+        if obj is not None:
+            context["timeline"] = _timeline(obj, request.GET)
+        return super().render_change_form(request, context, add, change, form_url, obj)
 
 
 #: Messages on one page of a conversation's timeline, the newest page first.
