@@ -17,12 +17,14 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import functools
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, ParamSpec, TypeVar
+from typing import Any, NamedTuple, ParamSpec, TypeVar
 
 from asgiref.sync import AsyncToSync, sync_to_async
 from django.db import connection, connections
+from django.db.backends.base.base import BaseDatabaseWrapper
 from django.db.models import Field, Model
 from psycopg import sql
 
@@ -112,24 +114,27 @@ def rows_insert_linked(
     The statement's text depends on the tables only, so the server prepares it
     once per connection, and its values go as arrays in binary form."""
     position = {id(parent): n for n, parent in enumerate(parents, start=1)}
-    link_field, child_fields, statement = _linked_insert(
+    plan = _linked_insert(
         type(parents[0]), type(children[0]) if children else None, link
     )
-    params: list[Any] = [_column(parents, f) for f in _inserted(type(parents[0]))]
-    if children:
+    # The thread's connection itself, not the proxy that finds it at each use.
+    database = connections[connection.alias]
+    params: list[Any] = [_column(parents, f, database) for f in plan.parent_fields]
+    if plan.link_field is not None:
         for child, parent in zip(children, parent_of, strict=True):
             # A new parent's key is filled in by the statement, in place of NULL.
             new = id(parent) in position
-            setattr(child, link, None if new else link_field.to_python(parent.pk))
-        params += [_column(children, f) for f in child_fields]
+            setattr(child, link, None if new else plan.link_field.to_python(parent.pk))
+        params += [_column(children, f, database) for f in plan.child_fields]
         params.append([position.get(id(parent)) for parent in parent_of])
     with connection.cursor() as cursor:
-        cursor.execute(statement, params)
+        cursor.execute(plan.sql, params)
         keys = [key for (key,) in cursor.fetchall()]
     for row, key in zip(parents, keys, strict=True):
         row.pk = key
-    for child, parent in zip(children, parent_of, strict=True):
-        setattr(child, link, link_field.to_python(parent.pk))
+    if plan.link_field is not None:
+        for child, parent in zip(children, parent_of, strict=True):
+            setattr(child, link, plan.link_field.to_python(parent.pk))
     for row in (*parents, *children):
         row._state.adding = False
         row._state.db = connection.alias
@@ -145,27 +150,32 @@ def _inserted(model: type[Model]) -> list[Field[Any, Any]]:
     ]
 
 
-def _column(rows: Sequence[Model], field: Field[Any, Any]) -> list[Any]:
+def _column(
+    rows: Sequence[Model], field: Field[Any, Any], database: BaseDatabaseWrapper
+) -> list[Any]:
     """One column's values, prepared for the database as Django's insert does."""
-    # The thread's connection itself, not the proxy that finds it at each use.
-    database = connections[connection.alias]
     return [
         field.get_db_prep_save(field.pre_save(row, True), connection=database)
         for row in rows
     ]
 
 
-_linked: dict[tuple[Any, ...], tuple[Field[Any, Any], list[Field[Any, Any]], str]] = {}
+class LinkedInsert(NamedTuple):
+    """The statement of ``rows_insert_linked`` for two tables, and the columns
+    its arrays are given in."""
+
+    parent_fields: list[Field[Any, Any]]
+    child_fields: list[Field[Any, Any]]
+    #: The child's field naming its parent; ``None`` with no child table.
+    link_field: Field[Any, Any] | None
+    sql: str
 
 
+@functools.cache
 def _linked_insert(
     parent: type[Model], child: type[Model] | None, link: str
-) -> tuple[Field[Any, Any], list[Field[Any, Any]], str]:
-    """The link field, the child's columns and the statement of
-    ``rows_insert_linked`` (built once per process)."""
-    cache_key = (parent, child, link)
-    if cache_key in _linked:
-        return _linked[cache_key]
+) -> LinkedInsert:
+    """Built once per process for each pair of tables."""
     key = sql.Identifier(str(parent._meta.pk.column))
     columns = _inserted(parent)
     statement = sql.SQL(
@@ -177,40 +187,37 @@ def _linked_insert(
         arrays=_arrays(columns),
         key=key,
     )
-    link_field: Field[Any, Any] = parent._meta.pk
-    child_fields: list[Field[Any, Any]] = []
-    if child is not None:
-        link_field = child._meta.get_field(link)  # type: ignore[assignment]
-        child_fields = _inserted(child)
-        if child._meta.pk not in child_fields:
-            raise ValueError(
-                "the child rows' keys must be made before they are inserted"
-            )
-        names = [sql.Identifier(f"c{n}") for n in range(len(child_fields))]
-        values = [
-            sql.SQL("COALESCE(v.{name}, CAST(keys.ids[v.parent] AS {type}))").format(
-                name=name, type=_type(link_field)
-            )
-            if field is link_field
-            else sql.SQL("v.{name}").format(name=name)
-            for name, field in zip(names, child_fields, strict=True)
-        ]
-        statement += sql.SQL(
-            ", keys AS (SELECT array_agg({key} ORDER BY {key}) AS ids FROM parent), "
-            "child AS (INSERT INTO {table} ({columns}) "
-            "SELECT {values} FROM keys, UNNEST({arrays}, %b::integer[]) "
-            "AS v({names}, parent))"
-        ).format(
-            key=key,
-            table=sql.Identifier(child._meta.db_table),
-            columns=_names(child_fields),
-            values=sql.SQL(", ").join(values),
-            arrays=_arrays(child_fields),
-            names=sql.SQL(", ").join(names),
+    if child is None:
+        statement += sql.SQL(" SELECT {key} FROM parent ORDER BY {key}").format(key=key)
+        return LinkedInsert(columns, [], None, statement.as_string())
+    link_field: Field[Any, Any] = child._meta.get_field(link)  # type: ignore[assignment]
+    child_fields = _inserted(child)
+    if child._meta.pk not in child_fields:
+        raise ValueError("the child rows' keys must be made before they are inserted")
+    names = [sql.Identifier(f"c{n}") for n in range(len(child_fields))]
+    values = [
+        sql.SQL("COALESCE(v.{name}, CAST(keys.ids[v.parent] AS {type}))").format(
+            name=name, type=_type(link_field)
         )
-    statement += sql.SQL(" SELECT {key} FROM parent ORDER BY {key}").format(key=key)
-    _linked[cache_key] = (link_field, child_fields, statement.as_string())
-    return _linked[cache_key]
+        if field is link_field
+        else sql.SQL("v.{name}").format(name=name)
+        for name, field in zip(names, child_fields, strict=True)
+    ]
+    statement += sql.SQL(
+        ", keys AS (SELECT array_agg({key} ORDER BY {key}) AS ids FROM parent), "
+        "child AS (INSERT INTO {table} ({columns}) "
+        "SELECT {values} FROM keys, UNNEST({arrays}, %b::integer[]) "
+        "AS v({names}, parent)) "
+        "SELECT {key} FROM parent ORDER BY {key}"
+    ).format(
+        key=key,
+        table=sql.Identifier(child._meta.db_table),
+        columns=_names(child_fields),
+        values=sql.SQL(", ").join(values),
+        arrays=_arrays(child_fields),
+        names=sql.SQL(", ").join(names),
+    )
+    return LinkedInsert(columns, child_fields, link_field, statement.as_string())
 
 
 def _names(fields: list[Field[Any, Any]]) -> sql.Composable:

@@ -138,9 +138,7 @@ class DiaryIntents(Intents):
             return None
         day = day_named(said, self.today) or self.today
         if "get_meal_diary" not in results:
-            return self._unavailable("remove_meal_entry", offered) or self._call(
-                "get_meal_diary", {"date": day.isoformat()}
-            )
+            return self._diary_read_first(day, offered)
         entries = results["get_meal_diary"][-1].get("entries", [])
         words = [
             w for w in food_words(said) if len(w) > 2 and not has(w, *REMOVAL_WORDS)
@@ -191,9 +189,7 @@ class DiaryIntents(Intents):
             return None
         day = day_named(said, self.today) or self.today
         if "get_meal_diary" not in results:
-            return self._unavailable("remove_meal_entry", offered) or self._call(
-                "get_meal_diary", {"date": day.isoformat()}
-            )
+            return self._diary_read_first(day, offered)
         entries = results["get_meal_diary"][-1].get("entries", [])
         entry = self._entry_meant(said, entries, words, results)
         if not isinstance(entry, dict):
@@ -208,6 +204,13 @@ class DiaryIntents(Intents):
             f'"remove {grams} g of {food} from {of_meal}", then "add '
             f'{amount.group(0)} of {food} {to_meal}".',
         ), []
+
+    def _diary_read_first(self, day: datetime.date, offered: set[str]) -> Any:
+        """An entry to take out is found in that day's diary, read first (unless
+        entries cannot be taken out here)."""
+        return self._unavailable("remove_meal_entry", offered) or self._call(
+            "get_meal_diary", {"date": day.isoformat()}
+        )
 
     def _entry_meant(
         self,
