@@ -40,6 +40,7 @@ class AgentForm(SameBusinessForm):
             "provider",
             "model",
             "max_tool_steps",
+            "history_turns",
             "allowed_origins",
         ]
 
@@ -192,7 +193,10 @@ class AgentAdmin(BusinessScopedAdmin):
     readonly_fields = ["public_key", "identity_secret_hint", "effective_tools"]
     fieldsets = [
         (None, {"fields": ["business", "name", "language", "instructions"]}),
-        (_("Model"), {"fields": ["provider", "model", "max_tool_steps"]}),
+        (
+            _("Model"),
+            {"fields": ["provider", "model", "max_tool_steps", "history_turns"]},
+        ),
         (
             _("Widget"),
             {"fields": ["public_key", "identity_secret_hint", "allowed_origins"]},

@@ -7,7 +7,7 @@ import uuid
 from typing import Any
 
 from django.core import signing
-from django.db.models import OuterRef, Q, QuerySet
+from django.db.models import OuterRef, Q, QuerySet, Subquery
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
@@ -116,7 +116,11 @@ def _result(data: dict[str, Any]) -> ToolResult:
 
 
 def conversation_history(conversation: Conversation) -> tuple[HistoryItem, ...]:
-    """The conversation in the neutral shape every provider adapter reads.
+    """The conversation in the neutral shape every provider adapter reads: its
+    last turns, from the member's message that opens the first of them (the
+    agent's ``history_turns``). A conversation grows all day, and the whole of it
+    would cost the gym more with every message, then outgrow what the model can
+    read, and no message could be answered any more.
 
     Every step's calls are answered, each under its call id. A turn stopped between
     a step and its results (its process ended while a write ran) left calls with no
@@ -124,7 +128,17 @@ def conversation_history(conversation: Conversation) -> tuple[HistoryItem, ...]:
     conversation could never go on. Such calls are answered from the verification
     log (``interrupted_results``).
     """
-    messages = list(Message.objects.filter(conversation=conversation).order_by("pk"))
+    turns = conversation.agent.history_turns
+    first = (
+        Message.objects.filter(conversation=conversation, role=Message.Role.MEMBER)
+        .order_by("-pk")
+        .values("pk")[turns - 1 : turns]
+    )
+    messages = list(
+        Message.objects.filter(
+            conversation=conversation, pk__gte=Coalesce(Subquery(first), 0)
+        ).order_by("pk")
+    )
     items: list[HistoryItem] = []
     for index, message in enumerate(messages):
         if message.role == Message.Role.MEMBER:

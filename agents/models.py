@@ -57,6 +57,15 @@ class Agent(models.Model):
         default=6,
         validators=[MinValueValidator(1), MaxValueValidator(50)],
     )
+    history_turns = models.PositiveSmallIntegerField(
+        _("turns of history sent to the model"),
+        default=40,
+        validators=[MinValueValidator(1), MaxValueValidator(500)],
+        help_text=_(
+            "The model reads the member's last this many messages, with what "
+            "followed each. Older messages stay in the conversation and its log."
+        ),
+    )
     public_key = models.CharField(
         _("public key"),
         max_length=40,

@@ -210,3 +210,35 @@ def test_allowed_origins_are_stored_as_browsers_send_them(demo):
         "https://gym.example",
         "http://localhost:8000",
     ]
+
+
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        ("0", "greater than or equal to 1"),
+        ("501", "less than or equal to 500"),
+        ("-3", "greater than or equal to 0"),
+        ("muchos", "Enter a whole number"),
+    ],
+)
+def test_a_history_window_out_of_bounds_is_a_form_error_and_saves_nothing(
+    demo, value, message, settings
+):
+    settings.LANGUAGE_CODE = "en"
+    url, _ = agent_page(demo)
+
+    response = post_changes(demo, url, "agent_form", {"history_turns": value})
+
+    assert response.status_code == 200
+    assert message in response.content.decode()
+    assert Agent.objects.get().history_turns == 40
+
+
+def test_the_owner_sets_how_many_turns_the_model_reads(demo):
+    url, page = agent_page(demo)
+    assert 'name="history_turns"' in page
+
+    response = post_changes(demo, url, "agent_form", {"history_turns": "12"})
+
+    assert response.status_code == 302
+    assert Agent.objects.get().history_turns == 12
