@@ -9,7 +9,7 @@ BIN := $(VENV)/bin
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test lint bench
+.PHONY: run test lint bench bench-reference
 
 $(VENV)/.installed: requirements.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -45,3 +45,22 @@ bench: $(VENV)/.installed-dev
 	$(BIN)/python tests/bench/bench_inbox.py
 	$(BIN)/python tests/bench/bench_inbox.py --database $(BENCH_DATABASE_URL)_inbox
 	$(BIN)/python tests/bench/bench_approval_latency.py --database $(BENCH_DATABASE_URL)_approvals
+
+# Two open-source agent harnesses beside ours, in turns (the issue's reference for
+# the per-call target). Not the project's dependencies: a virtual environment of
+# their own, pinned to the OpenAI SDK version of requirements.txt.
+REFERENCE_VENV := var/reference-venv
+
+$(REFERENCE_VENV)/.installed:
+	test -x $(REFERENCE_VENV)/bin/python || $(PYTHON) -m venv $(REFERENCE_VENV)
+	$(REFERENCE_VENV)/bin/python -m pip install --quiet openai-agents==0.24.0 \
+		"pydantic-ai-slim[openai]==2.68.0" openai==3.57.0
+	touch $@
+
+bench-reference: $(VENV)/.installed-dev $(REFERENCE_VENV)/.installed
+	for round in 1 2 3; do \
+		$(BIN)/python tests/bench/bench_tool_calls.py --repeats 7 \
+			--database $(BENCH_DATABASE_URL) && \
+		$(REFERENCE_VENV)/bin/python tests/bench/bench_reference_harnesses.py \
+			|| exit 1; \
+	done
