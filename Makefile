@@ -46,9 +46,9 @@ bench: $(VENV)/.installed-dev
 	$(BIN)/python tests/bench/bench_inbox.py --database $(BENCH_DATABASE_URL)_inbox
 	$(BIN)/python tests/bench/bench_approval_latency.py --database $(BENCH_DATABASE_URL)_approvals
 
-# Two open-source agent harnesses beside ours, in turns (the issue's reference for
-# the per-call target). Not the project's dependencies: a virtual environment of
-# their own, pinned to the OpenAI SDK version of requirements.txt.
+# Two open-source agent harnesses beside ours, in turns: the per-call target is set
+# beside what such harnesses spend. Not the project's dependencies: a virtual
+# environment of their own, pinned to the OpenAI SDK version of requirements.txt.
 REFERENCE_VENV := var/reference-venv
 
 $(REFERENCE_VENV)/.installed:
