@@ -176,6 +176,8 @@ HARNESSES = {"openai-agents": _openai_agents, "pydantic-ai": _pydantic_ai}
 
 
 async def _measure(name: str, repeats: int) -> None:
+    from tests.bench.machine import added_per_call
+
     endpoint = FakeEndpoint()
     for mode, turn in HARNESSES[name](endpoint).items():
         times: dict[int, list[float]] = {calls: [] for calls in CALLS}
@@ -199,17 +201,8 @@ async def _measure(name: str, repeats: int) -> None:
                 for calls in CALLS[1:]
             )
             + "; what the calls add per call: "
-            + ", ".join(f"{_added(times, calls):.2f} ms" for calls in CALLS[1:])
+            + ", ".join(f"{added_per_call(times, calls):.2f} ms" for calls in CALLS[1:])
         )
-
-
-def _added(times: dict[int, list[float]], calls: int) -> float:
-    """As ``bench_tool_calls.py`` takes it: in each repeat, that turn less the turn
-    with no call run just before it, over its calls; the median."""
-    return statistics.median(
-        (with_calls - without) / calls
-        for with_calls, without in zip(times[calls], times[0], strict=True)
-    )
 
 
 def main() -> None:

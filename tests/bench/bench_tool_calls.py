@@ -184,6 +184,7 @@ async def _turns(agent: Any, clock: PartClock, repeats: int) -> None:
     length in a row, so that the machine's drift weighs on all of them alike (the
     turn with no call is subtracted from the others)."""
     import agents.turn as turn
+    from tests.bench.machine import added_per_call
 
     for name in ("openai", "anthropic"):
         # One adapter and SDK client for every turn, as a server shares them.
@@ -245,22 +246,14 @@ async def _turns(agent: Any, clock: PartClock, repeats: int) -> None:
             "turn with no call of its repeat, over its calls; the median): "
             + ", ".join(
                 f"{calls} {'call' if calls == 1 else 'calls'} "
-                f"{_added(total, calls):.2f} ms"
+                f"{added_per_call(total, calls):.2f} ms"
                 for calls in CALLS[1:]
             )
             + "; the harness alone "
-            + ", ".join(f"{_added(harness, calls):.2f} ms" for calls in CALLS[1:])
+            + ", ".join(
+                f"{added_per_call(harness, calls):.2f} ms" for calls in CALLS[1:]
+            )
         )
-
-
-def _added(times: dict[int, list[float]], calls: int) -> float:
-    """What ``calls`` calls add to a turn, per call: in each repeat, that turn less
-    the turn with no call run just before it, so that the machine's drift between
-    repeats cancels out; the median over the repeats."""
-    return statistics.median(
-        (with_calls - without) / calls
-        for with_calls, without in zip(times[calls], times[0], strict=True)
-    )
 
 
 def _conversation(agent: Any) -> Any:

@@ -1,4 +1,4 @@
-"""How fast this machine is right now, for reading benchmark figures.
+"""How fast this machine is right now, and figures that its drift leaves alone.
 
 A shared machine's speed drifts during a day (here, by up to half again); the same
 fixed loop, timed before a benchmark's figures, tells whether two runs met the
@@ -6,9 +6,21 @@ same machine."""
 
 from __future__ import annotations
 
+import statistics
 import timeit
 
 
 def speed_line() -> str:
     best = min(timeit.repeat("sum(range(1000))", number=20000, repeat=5)) / 20000
     return f"machine: a fixed loop, sum(range(1000)), takes {best * 1e6:.1f} µs"
+
+
+def added_per_call(times: dict[int, list[float]], calls: int) -> float:
+    """What ``calls`` calls add to a turn, per call, from the turns' times by their
+    number of calls (one of each per repeat, in a row): in each repeat, that turn
+    less the turn with no call run just before it, so that the machine's drift
+    between repeats cancels out; the median over the repeats."""
+    return statistics.median(
+        (with_calls - without) / calls
+        for with_calls, without in zip(times[calls], times[0], strict=True)
+    )
