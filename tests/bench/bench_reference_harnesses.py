@@ -75,35 +75,24 @@ def _model(calls: int) -> Any:
 
 
 class FakeEndpoint:
-    """The fake provider in this process, behind an OpenAI SDK client; it times its
-    own work (``seconds``) so that it can be left out."""
+    """The fake provider in this process, behind an OpenAI SDK client; the fake's
+    own time (``timer.seconds``) is kept so that it can be left out."""
 
     def __init__(self) -> None:
-        import httpx2
         import openai
 
-        from tests.fakes.llm_server import FakeLLM, in_process_transport
+        from tests.fakes.llm_server import FakeLLM, TimedInProcessClient
 
         self.fake = FakeLLM()
-        self._handle = in_process_transport(self.fake, "openai").handler  # type: ignore[attr-defined]
-        self.seconds = 0.0
+        self.timer = TimedInProcessClient(self.fake, "openai")
         self.client = openai.AsyncOpenAI(
-            api_key="sk-bench",
-            max_retries=0,
-            http_client=httpx2.AsyncClient(transport=httpx2.MockTransport(self._timed)),
+            api_key="sk-bench", max_retries=0, http_client=self.timer.client
         )
 
     def script(self, calls: int) -> None:
         self.fake.reset()
         self.fake.script("openai", _model(calls))
-        self.seconds = 0.0
-
-    def _timed(self, request: Any) -> Any:
-        started = time.perf_counter()
-        try:
-            return self._handle(request)
-        finally:
-            self.seconds += time.perf_counter() - started
+        self.timer.seconds = 0.0
 
 
 def _openai_agents(endpoint: FakeEndpoint) -> dict[str, Any]:
@@ -187,7 +176,7 @@ async def _measure(name: str, repeats: int) -> None:
                 endpoint.script(calls)
                 started = time.perf_counter()
                 answer = await turn("busca arroz")
-                elapsed = time.perf_counter() - started - endpoint.seconds
+                elapsed = time.perf_counter() - started - endpoint.timer.seconds
                 if answer != ANSWER:
                     raise AssertionError(f"{name} answered {answer!r}")
                 if repeat >= 2:

@@ -80,38 +80,29 @@ def _model(calls: int) -> Any:
 
 
 class FakeEndpoint:
-    """The fake provider in this process, through the real adapter and SDK; it
-    times its own work (``seconds``) so that it can be left out."""
+    """The fake provider in this process, through the real adapter and SDK; the
+    fake's own time (``timer.seconds``) is kept so that it can be left out."""
 
     def __init__(self, name: str, script: Any) -> None:
-        import httpx2
-
         from agents.providers.anthropic import AnthropicProvider
         from agents.providers.openai import OpenAIProvider
-        from tests.fakes.llm_server import FakeLLM, in_process_transport
+        from tests.fakes.llm_server import FakeLLM, TimedInProcessClient
 
         self.name = name
         self.fake = FakeLLM()
         self.fake.script(name, script)
-        self._handle = in_process_transport(self.fake, name).handler  # type: ignore[arg-type]
-        self.seconds = 0.0
-        client = httpx2.AsyncClient(transport=httpx2.MockTransport(self._timed))
+        self.timer = TimedInProcessClient(self.fake, name)  # type: ignore[arg-type]
         kind: Any = OpenAIProvider if name == "openai" else AnthropicProvider
-        self.provider = kind(api_key="sk-bench", model="m", http_client=client)
+        self.provider = kind(
+            api_key="sk-bench", model="m", http_client=self.timer.client
+        )
 
     def script(self, script: Any) -> None:
         """Answer the next requests with ``script``, from a fresh count (and
         without the earlier requests' records)."""
         self.fake.reset()
         self.fake.script(self.name, script)
-        self.seconds = 0.0
-
-    def _timed(self, request: Any) -> Any:
-        started = time.perf_counter()
-        try:
-            return self._handle(request)
-        finally:
-            self.seconds += time.perf_counter() - started
+        self.timer.seconds = 0.0
 
 
 class PartClock:
@@ -201,7 +192,7 @@ async def _turns(agent: Any, clock: PartClock, repeats: int) -> None:
                 clock.seconds.clear()
                 started = time.perf_counter()
                 messages = await turn.turn_run(conversation, "busca arroz")
-                elapsed = time.perf_counter() - started - endpoint.seconds
+                elapsed = time.perf_counter() - started - endpoint.timer.seconds
                 if messages[-1].text != "Listo.":
                     raise AssertionError(messages[-1].text)
                 seconds = clock.seconds
@@ -325,11 +316,11 @@ async def _request_costs(name: str, rounds: int) -> dict[int, list[float]]:
     }
 
     async def send(request: ModelRequest) -> float:
-        endpoint.seconds = 0.0
+        endpoint.timer.seconds = 0.0
         started = time.perf_counter()
         async for _ in endpoint.provider.stream(request):
             pass
-        return time.perf_counter() - started - endpoint.seconds
+        return time.perf_counter() - started - endpoint.timer.seconds
 
     for request in requests.values():
         await send(request)

@@ -277,6 +277,26 @@ def in_process_transport(fake: FakeLLM, provider: Provider) -> Any:
     return httpx2.MockTransport(handle)
 
 
+class TimedInProcessClient:
+    """An ``httpx2.AsyncClient`` (``client``) that ``fake`` answers in this process,
+    keeping the seconds of the fake's own work (``seconds``) so that a benchmark can
+    leave them out."""
+
+    def __init__(self, fake: FakeLLM, provider: Provider) -> None:
+        import httpx2
+
+        self._handle = in_process_transport(fake, provider).handler
+        self.seconds = 0.0
+        self.client = httpx2.AsyncClient(transport=httpx2.MockTransport(self._timed))
+
+    def _timed(self, request: Any) -> Any:
+        started = time.perf_counter()
+        try:
+            return self._handle(request)
+        finally:
+            self.seconds += time.perf_counter() - started
+
+
 @contextmanager
 def running_fake_llm() -> Iterator[FakeLLM]:
     """A started :class:`FakeLLM`, stopped on exit."""
