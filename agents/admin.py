@@ -322,31 +322,7 @@ def _timeline(conversation: Conversation, query: QueryDict) -> dict[str, Any]:
     }
     roles = choice_labels(Message.Role)
     rows = format_html_join(
-        "",
-        '<div class="timeline-message role-{}" id="message-{}">'
-        "<strong>{}</strong> <small>{}</small><div>{}</div>{}</div>",
-        (
-            (
-                message.role,
-                message.pk,
-                roles[message.role],
-                localtime(message.created_at).strftime("%Y-%m-%d %H:%M:%S"),
-                linebreaksbr(message.text),
-                format_html_join(
-                    "",
-                    "{}",
-                    (
-                        (
-                            _tool_call_html(
-                                call, logs.get((str(message.pk), call["id"]))
-                            ),
-                        )
-                        for call in message.content.get("tool_calls", [])
-                    ),
-                ),
-            )
-            for message in shown
-        ),
+        "", "{}", ((_message_html(m, logs, roles[m.role]),) for m in shown)
     )
     count = page.paginator.count
     return {
@@ -357,6 +333,30 @@ def _timeline(conversation: Conversation, query: QueryDict) -> dict[str, Any]:
         "earlier": page.next_page_number() if page.has_next() else None,
         "later": page.previous_page_number() if page.has_previous() else None,
     }
+
+
+def _message_html(
+    message: Message, logs: dict[tuple[str, str], ToolCallLog], role: str
+) -> SafeString:
+    """A message of the timeline; under each of its tool calls, that call's log."""
+    calls = message.content.get("tool_calls", [])
+    return format_html(
+        '<div class="timeline-message role-{}" id="message-{}">'
+        "<strong>{}</strong> <small>{}</small><div>{}</div>{}</div>",
+        message.role,
+        message.pk,
+        role,
+        localtime(message.created_at).strftime("%Y-%m-%d %H:%M:%S"),
+        linebreaksbr(message.text),
+        format_html_join(
+            "",
+            "{}",
+            (
+                (_tool_call_html(c, logs.get((str(message.pk), c["id"]))),)
+                for c in calls
+            ),
+        ),
+    )
 
 
 def _tool_call_html(call: dict[str, Any], log: ToolCallLog | None) -> SafeString:

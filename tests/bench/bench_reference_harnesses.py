@@ -59,21 +59,6 @@ INSTRUCTIONS = "Eres el asistente del gimnasio. " * 20
 ANSWER = "Listo."
 
 
-def _model(calls: int) -> Any:
-    """The scripted model: ``calls`` searches, one per step, then an answer."""
-    from tests.fakes.llm_server import Step
-
-    def step(body: dict[str, Any]) -> Any:
-        done = str(body).count("function_call_output")
-        if done < calls:
-            return Step(
-                tool_calls=[(f"call_{done}", "search_foods", {"query": "arroz"})]
-            )
-        return Step(text=ANSWER)
-
-    return step
-
-
 class FakeEndpoint:
     """The fake provider in this process, behind an OpenAI SDK client; the fake's
     own time (``timer.seconds``) is kept so that it can be left out."""
@@ -90,8 +75,10 @@ class FakeEndpoint:
         )
 
     def script(self, calls: int) -> None:
+        from tests.fakes.llm_steps import searches_then
+
         self.fake.reset()
-        self.fake.script("openai", _model(calls))
+        self.fake.script("openai", searches_then(calls, ANSWER))
         self.timer.seconds = 0.0
 
 

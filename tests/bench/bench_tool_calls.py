@@ -65,18 +65,9 @@ def _setup(database_url: str) -> Any:
 
 def _model(calls: int) -> Any:
     """The scripted model: ``calls`` searches, one per step, then an answer."""
-    from tests.fakes.llm_server import Step
+    from tests.fakes.llm_steps import searches_then
 
-    def step(body: dict[str, Any]) -> Any:
-        text = str(body)
-        done = text.count("function_call_output") + text.count("'tool_result'")
-        if done < calls:
-            return Step(
-                tool_calls=[(f"call_{done}", "search_foods", {"query": "arroz"})]
-            )
-        return Step(text="Listo.")
-
-    return step
+    return searches_then(calls, "Listo.")
 
 
 class FakeEndpoint:

@@ -58,6 +58,23 @@ class Step:
 Script: TypeAlias = Callable[[dict[str, Any]], Step]
 
 
+def searches_then(calls: int, answer: str) -> Script:
+    """The benchmarks' model: ``calls`` catalog searches, one per step, then
+    ``answer``; the results already sent back (OpenAI's or Anthropic's) count the
+    searches made."""
+
+    def step(body: dict[str, Any]) -> Step:
+        text = str(body)
+        done = text.count("function_call_output") + text.count("'tool_result'")
+        if done < calls:
+            return Step(
+                tool_calls=[(f"call_{done}", "search_foods", {"query": "arroz"})]
+            )
+        return Step(text=answer)
+
+    return step
+
+
 @dataclass(frozen=True)
 class RecordedRequest:
     """A request as the fake received it: path (with query), headers, JSON body."""
