@@ -217,13 +217,17 @@ def test_a_food_without_grams_is_asked_for_them(client, agent):
         ("Pon 100 g de avena en el desayuno de mañana", "breakfast"),
         ("Mete 100 g de avena en mi desayuno de mañana", "breakfast"),
         ("Put 100 g of oats in tomorrow's breakfast", "breakfast"),
+        ("Quiero añadir 100 g de avena al desayuno de mañana", "breakfast"),
+        ("¿Puedes anotar 100 g de avena en el desayuno de mañana?", "breakfast"),
+        ("Necesito registrar 100 g de avena en la cena de mañana", "dinner"),
         ("Mañana desayuné 100 g de avena", "breakfast"),
         ("Mañana he cenado 100 g de avena", "dinner"),
     ],
 )
 def test_a_food_put_in_a_meal_or_eaten_at_one_is_logged(client, agent, said, meal):
-    """ "Pon 100 g de avena en el desayuno" got the list of what the assistant can
-    do; a meal said by its verb ("he cenado") is that meal."""
+    """ "Pon 100 g de avena en el desayuno", and "quiero añadir…" (a request in
+    the infinitive), got the list of what the assistant can do; a meal said by its
+    verb ("he cenado") is that meal."""
     started = member_conversation(client, agent)
 
     reply = reply_to(send(client, started, said))

@@ -86,6 +86,62 @@ def test_the_food_she_chooses_when_asked_which_is_logged_as_she_asked(
     )
 
 
+@pytest.mark.parametrize(
+    ("sub", "asked", "grams", "chosen", "food"),
+    [
+        (
+            "socio-1001",
+            "Quiero añadir arroz a la cena de mañana",
+            "200 g",
+            "el integral",
+            "Arroz integral (cocido)",
+        ),
+        (
+            "socio-1003",
+            "I want to add rice to my dinner tomorrow",
+            "200 g",
+            "the brown one",
+            "Arroz integral (cocido)",
+        ),
+    ],
+)
+def test_the_food_chosen_after_giving_the_grams_is_logged_as_she_asked(
+    client, agent, sub, asked, grams, chosen, food
+):
+    """Asked for the grams, then which food: her answer to the second question
+    got the list of what the assistant can do, since the meal and day were in her
+    request two messages back."""
+    started = start(client, agent, identity_token=identity(agent, sub=sub))
+    send(client, started, asked)
+    which = reply_to(send(client, started, grams))
+    assert which.startswith(("Hay varios en el catálogo", "The catalog has several"))
+
+    reply = reply_to(send(client, started, chosen))
+
+    entry = MealEntry.objects.get()
+    tomorrow = business_today(business=agent.business) + datetime.timedelta(days=1)
+    assert (entry.food.name, entry.grams, entry.meal, entry.date) == (
+        food,
+        200,
+        "dinner",
+        tomorrow,
+    )
+    assert reply.startswith(("Anotado: 200 g de", "Logged: 200 g of"))
+
+
+def test_a_food_chosen_after_grams_for_nothing_asked_logs_nothing(client, agent):
+    """ "200 g" that answered no question, then a food's name: nothing was asked
+    to be logged, so nothing is."""
+    started = member_conversation(client, agent)
+    send(client, started, "¿Cuántas calorías tiene el arroz?")
+    send(client, started, "200 g")
+
+    send(client, started, "el integral")
+
+    assert not MealEntry.objects.exists()
+    assert not ToolCallLog.objects.filter(tool_name="add_food_to_meal").exists()
+
+
 def test_thanks_after_being_asked_which_food_logs_nothing(client, agent):
     started = member_conversation(client, agent)
     send(client, started, "Añade 50 g de arroz a la comida")

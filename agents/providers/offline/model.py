@@ -28,7 +28,7 @@ from agents.providers.offline.account import AccountIntents
 from agents.providers.offline.bookings import BookingIntents
 from agents.providers.offline.classes import ClassIntents
 from agents.providers.offline.diary import DiaryIntents
-from agents.providers.offline.nutrition import NutritionIntents
+from agents.providers.offline.nutrition import NutritionIntents, request_of
 from agents.providers.offline.words import (
     GRAMS,
     asks_nutrients,
@@ -91,7 +91,9 @@ class OfflineProvider(
         yield StepDone(text=text, tool_calls=tuple(calls))
 
     def respond(self, request: ModelRequest) -> tuple[str, list[ToolCall]]:
-        message, results, earlier, before, previous = self._turn(request.history)
+        message, results, earlier, before, previous, before_previous = self._turn(
+            request.history
+        )
         offered = {spec.name for spec in request.tools}
         said = fold(message)
         if not results and declines(said):
@@ -129,7 +131,9 @@ class OfflineProvider(
             answer = intent(said, results, offered)
             if answer is not None:
                 return answer
-        answer = self._follow_up(said, results, offered, before, earlier, previous)
+        answer = self._follow_up(
+            said, results, offered, before, earlier, previous, before_previous
+        )
         if answer is not None:
             return answer
         if has(said, "gracias", "thank"):
@@ -174,6 +178,7 @@ class OfflineProvider(
         before: dict[str, dict[str, Any]],
         earlier: dict[str, dict[str, Any]],
         previous: str,
+        before_previous: str,
     ) -> Any:
         """ "¿Y el sábado?", "¿y ayer?": the question of the turn before (the
         classes, the diary), asked again for the day named; the same kind of
@@ -184,7 +189,12 @@ class OfflineProvider(
         after a food's nutrients: the rice's. "Y también el de las 19:00" after
         a booking: that class too."""
         answer = self._food_chosen(
-            said, results, offered, before, earlier, previous
+            said,
+            results,
+            offered,
+            before,
+            earlier,
+            request_of(previous, before_previous),
         ) or self._grams_given(said, results, offered, earlier, previous)
         if answer is not None:
             return answer
@@ -226,12 +236,13 @@ class OfflineProvider(
         dict[str, dict[str, Any]],
         dict[str, dict[str, Any]],
         str,
+        str,
     ]:
         """The member's last message, the results of this turn by tool name, the
         last result of each tool in the turns before, the arguments of each tool
-        the last turn before that called any called, and the member's message
-        before the last."""
-        message = previous = ""
+        the last turn before that called any called, the member's message before
+        the last, and the one before that."""
+        message = previous = before_previous = ""
         results: dict[str, list[dict[str, Any]]] = {}
         earlier: dict[str, dict[str, Any]] = {}
         names: dict[str, str] = {}
@@ -240,7 +251,8 @@ class OfflineProvider(
         for item in history:
             if isinstance(item, UserText):
                 earlier.update({name: got[-1] for name, got in results.items()})
-                previous, message, results, names = message, item.text, {}, {}
+                before_previous, previous, message = previous, message, item.text
+                results, names = {}, {}
                 # A turn that called nothing ("gracias") leaves the subject as is.
                 before, called = called or before, {}
             elif isinstance(item, AssistantStep):
@@ -252,7 +264,7 @@ class OfflineProvider(
                 for result in item.results:
                     name = names.get(result.call_id, "")
                     results.setdefault(name, []).append(dict(result.payload))
-        return message, results, earlier, before, previous
+        return message, results, earlier, before, previous, before_previous
 
 
 def _arguments(arguments: Any) -> dict[str, Any]:

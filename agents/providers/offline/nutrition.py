@@ -25,13 +25,14 @@ from agents.providers.offline.words import (
 )
 from gymnasia.text import fold
 
-#: Words that ask to log a food: these start one ("añádeme"), and these are one
-#: ("pon", never "¿qué pone?"; "apúntalo", never "apuntarse al gimnasio"; "log",
-#: never "log in"; "add", never "address").
-LOG_STARTS = ("anade",)
+#: Words that ask to log a food: these start one ("añádeme", "quiero añadir"),
+#: and these are one ("pon", never "¿qué pone?"; "apúntalo", "¿puedes anotar…?",
+#: never "apuntarse al gimnasio"; "log", never "log in"; "add", never "address").
+LOG_STARTS = ("anade", "anadir")
 LOG_WORDS = re.compile(
     r"\b(pon|ponme|ponlo|mete|meteme|metelo|put|record|add|log(?!\s+(?:in|out)\b)"
-    r"|(?:apunta|anota|registra)(?:me|lo|la|melo|mela)?)\b"
+    r"|(?:apunta|anota|registra)(?:me|lo|la|melo|mela)?"
+    r"|(?:anotar|registrar)(?:me|lo|la|melo|mela)?|apuntar(?:lo|la))\b"
 )
 #: Words that say a food was eaten ("he comido", "I ate").
 ATE = re.compile(r"\b(comi|he comido|ate|i had|i ve had)\b")
@@ -54,6 +55,18 @@ def food_named(said: str) -> list[str]:
             asks_to_log(w) or ATE.fullmatch(w) or w in MEAL_VERBS or w in EATEN_WORDS
         )
     ]
+
+
+def request_of(previous: str, before_previous: str) -> str:
+    """The request a member's answer goes on from: her message before
+    (``previous``), with the one before that when ``previous`` only gave the grams
+    she was asked for ("añade arroz a la cena", then "200 g": the food, meal and
+    day are in the earlier one)."""
+    folded = fold(previous)
+    grams = GRAMS.search(folded)
+    if grams is None or food_words(folded[: grams.start()] + folded[grams.end() :]):
+        return previous
+    return f"{before_previous} {previous}"
 
 
 #: Words that point at the food just talked about ("add that", "añádelo").
@@ -275,8 +288,12 @@ class NutritionIntents(Intents):
             or _meal_asked(asked) is None
         ):
             return None
+        # One of the foods she was asked to choose from ("el integral" of the
+        # rices, never also "Pan integral"): that food, by its whole name.
+        chosen = _named(found, food_words(said))
+        food = fold(chosen[0]["name"]) if len(chosen) == 1 else said
         return self._logged_as_asked(
-            f"{grams.group(0)} {said}", asked, results, offered, earlier
+            f"{grams.group(0)} {food}", asked, results, offered, earlier
         )
 
     def _grams_given(
