@@ -23,13 +23,14 @@ LATER = 20
 
 
 def classes_on_a_later_day(
-    agent, *kinds: str, later: int = LATER
+    agent, *kinds: str, later: int = LATER, hours: tuple[int, ...] = ()
 ) -> tuple[str, list[ClassSession]]:
-    """Sessions of ``kinds`` in that order, from 08:00 on, on a day of their own
-    (``later`` days from today, past the demo's schedule)."""
+    """Sessions of ``kinds`` in that order, at ``hours`` or else hour by hour
+    from 08:00, on a day of their own (``later`` days from today, past the demo's
+    schedule)."""
     day = business_today(business=agent.business) + datetime.timedelta(days=later)
     sessions = []
-    for hour, kind in enumerate(kinds, start=8):
+    for hour, kind in zip(hours or range(8, 24), kinds, strict=False):
         starts = datetime.datetime.combine(
             day, datetime.time(hour), tzinfo=agent.business.zone
         )

@@ -11,6 +11,7 @@ from agents.providers.offline.base import Intents, undone_since, when_of
 from agents.providers.offline.words import (
     CANCEL_WORDS,
     GRAMS,
+    PartOfDay,
     asks_for,
     asks_how,
     day_named,
@@ -18,6 +19,7 @@ from agents.providers.offline.words import (
     kind_named,
     meal_named,
     ordinal_named,
+    part_of_day_named,
     time_named,
 )
 from gymnasia.text import fold
@@ -82,6 +84,13 @@ class ClassIntents(Intents):
             return self._none_scheduled(said, kind), []
         if result.get("status") != "ok":
             return self._failure(result), []
+        sessions = result["sessions"]
+        part = part_of_day_named(said)
+        if part is not None:
+            # "¿Qué clases hay el jueves por la tarde?": those of the afternoon.
+            sessions = [s for s in sessions if _in_part(s, part)]
+            if not sessions:
+                return self._none_scheduled(said, kind, part), []
         lines = [
             f"- {s['class']} {when_of(s)} ({s['room']}, "
             + (
@@ -92,9 +101,9 @@ class ClassIntents(Intents):
                     f"{s['places_left']} places left)",
                 )
             )
-            for s in result["sessions"][:CLASSES_SHOWN]
+            for s in sessions[:CLASSES_SHOWN]
         ]
-        more = len(result["sessions"]) - CLASSES_SHOWN
+        more = len(sessions) - CLASSES_SHOWN
         if more > 0:
             # A list cut short says so: what is not shown is not "none".
             lines.append(
@@ -134,12 +143,15 @@ class ClassIntents(Intents):
         time: tuple[int, int | None] | None,
         first: datetime.date,
         last: datetime.date,
+        part: PartOfDay | None = None,
     ) -> str:
-        """No class to book: of the kind and at the time said, on the days looked
-        at."""
+        """No class to book: of the kind and at the time or in the part of the
+        day said, on the days looked at."""
         when = self._t(f"el {first}", f"on {first}")
         if first != last:
             when = self._t(f"del {first} al {last}", f"from {first} to {last}")
+        if part is not None:
+            when = f"{self._t(part.spanish, part.english)} {when}"
         if time is not None:
             hour = f"{time[0]}" if time[1] is None else f"{time[0]}:{time[1]:02d}"
             when = self._t(f"a las {hour} {when}", f"at {hour} {when}")
@@ -149,25 +161,31 @@ class ClassIntents(Intents):
             )
         return self._t(f"No hay ninguna clase {when}.", f"There is no class {when}.")
 
-    def _none_scheduled(self, said: str, kind: str | None) -> str:
-        """No class to list: of the kind and on the day asked about, when named
-        ("no yoga tomorrow" is not "no classes tomorrow")."""
+    def _none_scheduled(
+        self, said: str, kind: str | None, part: PartOfDay | None = None
+    ) -> str:
+        """No class to list: of the kind, in the part of the day and on the day
+        asked about, when named ("no yoga tomorrow" is not "no classes
+        tomorrow")."""
         day = day_named(said, self.today)
-        of_kind = self._t(f" de {kind}", f" {kind}") if kind else ""
+        es_kind = f" de {kind}" if kind else ""
+        en_kind = f" {kind}" if kind else ""
+        es_part = f" {part.spanish}" if part else ""
+        en_part = f" {part.english}" if part else ""
         if day == self.today:
             # The classes already begun are not listed: none is left today.
             return self._t(
-                f"Hoy no quedan clases{of_kind}.",
-                f"There are no more{of_kind} classes today.",
+                f"Hoy no quedan clases{es_kind}{es_part}.",
+                f"There are no more{en_kind} classes today{en_part}.",
             )
         if day:
             return self._t(
-                f"No hay clases{of_kind} el {day.isoformat()}.",
-                f"There are no{of_kind} classes on {day.isoformat()}.",
+                f"No hay clases{es_kind}{es_part} el {day.isoformat()}.",
+                f"There are no{en_kind} classes{en_part} on {day.isoformat()}.",
             )
         return self._t(
-            f"No hay clases{of_kind} en los próximos 7 días.",
-            f"There are no{of_kind} classes in the next 7 days.",
+            f"No hay clases{es_kind}{es_part} en los próximos 7 días.",
+            f"There are no{en_kind} classes{en_part} in the next 7 days.",
         )
 
     def _book(
@@ -200,6 +218,8 @@ class ClassIntents(Intents):
             shown = []  # not the list shown before that booking
         place = ordinal_named(said)
         time = time_named(said)
+        # "Por la tarde" narrows the classes unless an hour is said.
+        part = part_of_day_named(said) if time is None else None
         kinds_shown = {fold(s["class"]) for s in shown}
         if day and not kind and len(kinds_shown) == 1:
             # "Reserva la del miércoles" after a list of spinning classes: the
@@ -252,9 +272,13 @@ class ClassIntents(Intents):
             for s in earlier.get("list_classes", {}).get("sessions", [])
         }
         first, last = self._days_meant(
-            day, shown, named=bool(kind or time), kind=kind, kinds_listed=kinds_listed
+            day,
+            shown,
+            named=bool(kind or time or part),
+            kind=kind,
+            kinds_listed=kinds_listed,
         )
-        if not day and (place is not None or kind or time) and of_kind:
+        if not day and (place is not None or kind or time or part) and of_kind:
             # "Book the first one", "book the pilates one", "the one at 19:00"
             # after a list of classes: that list's.
             listed = {"sessions": of_kind}
@@ -281,8 +305,10 @@ class ClassIntents(Intents):
                 sessions = [sessions[place]]
             if time is not None and place is None:
                 sessions = [s for s in sessions if _at(s, time)]
+            if part is not None and place is None:
+                sessions = [s for s in sessions if _in_part(s, part)]
             if not sessions:
-                return self._no_such_class(kind, time, first, last), []
+                return self._no_such_class(kind, time, first, last, part), []
             hers = [s for s in sessions if s.get("member_booked")]
             sessions = [s for s in sessions if not s.get("member_booked")]
             if hers and not sessions:
@@ -327,6 +353,11 @@ class ClassIntents(Intents):
             f"There are several: {names}. Which one shall I book? Tell me its time, "
             f'for example: "book {kind} on {day} at {time}".',
         )
+
+
+def _in_part(session: Mapping[str, Any], part: PartOfDay) -> bool:
+    """Whether a session starts in a part of the day said ("por la tarde")."""
+    return part.start <= int(when_of(session)[11:13]) < part.end
 
 
 def _at(session: Mapping[str, Any], time: tuple[int, int | None]) -> bool:

@@ -8,7 +8,7 @@ import calendar
 import datetime
 import re
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, NamedTuple
 
 MEALS = {
     "desayuno": "breakfast",
@@ -227,18 +227,28 @@ def asks_for(text: str, *words: str) -> bool:
     )
 
 
+#: The morning said in Spanish ("el jueves por la mañana", "a las 7 de la
+#: mañana", "esta mañana"): no "mañana" of tomorrow.
+THE_MORNING = re.compile(r"\b(?:(?:por|de|en|a) la|esta) manana\b")
+#: A part of today ("esta tarde", "this evening", "tonight").
+THIS_PART = re.compile(
+    r"\besta (?:manana|tarde|noche)\b|\bthis (?:morning|afternoon|evening)\b"
+    r"|\btonight\b"
+)
+
+
 def day_named(said: str, today: datetime.date) -> datetime.date | None:
-    """The day a (folded) message names: an ISO date, today, tomorrow, yesterday,
-    a weekday (the next one to come, or today)."""
+    """The day a (folded) message names: an ISO date, today (also "esta tarde"),
+    tomorrow, yesterday, a weekday (the next one to come, or today)."""
     iso = ISO_DATE.search(said)
     if iso:
         try:
             return datetime.date.fromisoformat(iso.group(0))
         except ValueError:
             return None
-    if has(said, "manana", "tomorrow"):
+    if has(THE_MORNING.sub(" ", said), "manana", "tomorrow"):
         return today + datetime.timedelta(days=1)
-    if has(said, "hoy", "today"):
+    if has(said, "hoy", "today") or THIS_PART.search(said):
         return today
     if has(said, "ayer", "yesterday"):
         return today - datetime.timedelta(days=1)
@@ -269,14 +279,57 @@ def asks_how(said: str) -> bool:
     return has(said, *ASKS_HOW)
 
 
+#: What says that an hour just said is after noon ("a las 7 de la tarde", "7pm").
+AFTER_NOON = re.compile(r"\s*(?:(?:de|por) la (?:tarde|noche)\b|p\.?m\b\.?)")
+
+
 def time_named(said: str) -> tuple[int, int | None] | None:
     """The time of day a (folded) message names: "07:30", "19.00", "a las 7",
-    "at 7", "la de las 7"; the minutes are None when only the hour is said."""
+    "at 7", "la de las 7", "a las 7 de la tarde", "7pm"; the minutes are None
+    when only the hour is said."""
     exact = re.search(r"\b([01]?\d|2[0-3])[:.h]([0-5]\d)\b", said)
-    if exact:
-        return int(exact.group(1)), int(exact.group(2))
-    hour = re.search(r"\b(?:a las|a la|de las|de la|at)\s+([01]?\d|2[0-3])\b", said)
-    return (int(hour.group(1)), None) if hour else None
+    found = exact or (
+        re.search(r"\b(?:a las|a la|de las|de la|at)\s+([01]?\d|2[0-3])\b", said)
+        or re.search(r"\b(1[0-2]|0?[1-9])(?=\s*[ap]\.?m\b)", said)
+    )
+    if found is None:
+        return None
+    hour = int(found.group(1))
+    if hour < 12 and AFTER_NOON.match(said, found.end()):
+        hour += 12
+    return hour, int(exact.group(2)) if exact else None
+
+
+class PartOfDay(NamedTuple):
+    """A part of the day ("por la tarde"): the hours a class that starts in it
+    starts at (from, up to but not including), and how it is said."""
+
+    start: int
+    end: int
+    spanish: str
+    english: str
+
+
+#: The parts of a day members name.
+PARTS_OF_DAY = (
+    (THE_MORNING, PartOfDay(0, 12, "por la mañana", "in the morning")),
+    (re.compile(r"\bmornings?\b"), PartOfDay(0, 12, "por la mañana", "in the morning")),
+    (
+        re.compile(r"\b(?:(?:por|de|en|a) la|esta) tarde\b|\bafternoons?\b"),
+        PartOfDay(12, 21, "por la tarde", "in the afternoon"),
+    ),
+    (re.compile(r"\bevenings?\b"), PartOfDay(17, 24, "por la tarde", "in the evening")),
+    (
+        re.compile(r"\b(?:(?:por|de|en|a) la|esta) noche\b|\bnights?\b|\btonight\b"),
+        PartOfDay(20, 24, "por la noche", "at night"),
+    ),
+)
+
+
+def part_of_day_named(said: str) -> PartOfDay | None:
+    """The part of the day a (folded) message names ("por la tarde", "in the
+    morning"), if any."""
+    return next((part for words, part in PARTS_OF_DAY if words.search(said)), None)
 
 
 def kind_named(said: str) -> str | None:
