@@ -435,28 +435,113 @@ def test_a_food_named_before_its_grams_is_logged(client, agent, sub, said, told)
         (
             "socio-1001",
             "Añade 100 g de arroz blanco y 150 g de pollo a la comida",
-            "Dímelos de uno en uno, empezando por «añade 100 g de arroz blanco a la "
-            "comida».",
+            "Anotado en la comida del {today}: 100 g de Arroz blanco (cocido) y "
+            "150 g de Pechuga de pollo a la plancha.",
         ),
         (
             "socio-1003",
-            "I had 200 g of rice and 100 g of chicken for lunch",
-            'Tell me them one at a time, starting with "add 200 g of rice to my '
-            'lunch".',
+            "I had 200 g of white rice and 150 g of chicken for lunch",
+            "Logged for lunch on {today}: 200 g of Arroz blanco (cocido) and "
+            "150 g of Pechuga de pollo a la plancha.",
         ),
     ],
 )
-def test_two_foods_in_one_request_are_asked_one_at_a_time(
+def test_two_foods_in_one_request_are_both_logged_in_parallel_calls(
     client, agent, sub, said, told
 ):
-    """ "Añade 100 g de arroz blanco y 150 g de pollo" asked which rice: the two
-    foods were read as one name."""
+    """ "Añade 100 g de arroz blanco y 150 g de pollo" was answered "tell me them
+    one at a time". Both foods are looked for in one step and logged in the next,
+    two calls in each."""
+    started = start(client, agent, identity_token=identity(agent, sub=sub))
+
+    reply = reply_to(send(client, started, said))
+
+    today = business_today(business=agent.business).isoformat()
+    assert reply == told.format(today=today)
+    assert sorted(
+        (e.food.name, e.grams, e.meal, e.date.isoformat())
+        for e in MealEntry.objects.all()
+    ) == [
+        ("Arroz blanco (cocido)", 100 if sub == "socio-1001" else 200, "lunch", today),
+        ("Pechuga de pollo a la plancha", 150, "lunch", today),
+    ]
+    for tool in ("search_foods", "add_food_to_meal"):
+        calls = ToolCallLog.objects.filter(tool_name=tool)
+        assert calls.count() == 2
+        assert len({c.message_key for c in calls}) == 1  # one step, two calls
+
+
+def test_three_foods_in_one_request_are_all_logged(client, agent):
+    started = member_conversation(client, agent)
+
+    reply = reply_to(
+        send(
+            client,
+            started,
+            "He cenado 100 g de arroz integral, 120 g de salmón y 80 g de brócoli",
+        )
+    )
+
+    assert sorted(e.food.name for e in MealEntry.objects.filter(meal="dinner")) == [
+        "Arroz integral (cocido)",
+        "Brócoli",
+        "Salmón a la plancha",
+    ]
+    assert ", 120 g de Salmón a la plancha y 80 g de Brócoli." in reply
+
+
+@pytest.mark.parametrize(
+    ("said", "told"),
+    [
+        (
+            "I had 200 g of rice and 100 g of chicken for lunch",
+            'The catalog has several "rice": Arroz blanco (cocido), Arroz integral '
+            "(cocido). I have logged nothing: tell me again with its name, for "
+            'example: "add 200 g of Arroz blanco (cocido) and 100 g of chicken to '
+            'my lunch".',
+        ),
+        (
+            "Añade 100 g de arroz blanco y 50 g de kriptonita a la cena",
+            "No he encontrado «kriptonita» en el catálogo; no he anotado nada.",
+        ),
+        (
+            "Añade 100 g de arroz blanco y 150 g de pollo",
+            "¿En qué comida los anoto: desayuno, comida, cena o merienda?",
+        ),
+    ],
+)
+def test_several_foods_with_one_not_singled_out_log_none_of_them(
+    client, agent, said, told
+):
+    """Never a guess, and never half a request unsaid: a food the catalog has
+    several of, or none of, or no meal said, and nothing is logged."""
+    sub = "socio-1003" if said.startswith("I ") else "socio-1001"
     started = start(client, agent, identity_token=identity(agent, sub=sub))
 
     reply = reply_to(send(client, started, said))
 
     assert reply == told
     assert not MealEntry.objects.exists()
+    assert not ToolCallLog.objects.filter(tool_name="add_food_to_meal").exists()
+
+
+def test_one_of_two_foods_refused_is_told_beside_the_one_logged(client, agent):
+    """The refused one is the last call of the tool in the turn: R10's sentence
+    comes first."""
+    started = member_conversation(client, agent)
+
+    reply = reply_to(
+        send(client, started, "Añade 100 g de arroz blanco y -50 g de pollo a la cena")
+    )
+
+    [entry] = MealEntry.objects.all()
+    assert (entry.food.name, entry.grams) == ("Arroz blanco (cocido)", 100)
+    today = business_today(business=agent.business).isoformat()
+    assert reply.startswith(
+        "No he podido hacer el cambio que pediste.\n\n"
+        f"Anotado en la cena del {today}: 100 g de Arroz blanco (cocido). "
+        "Pechuga de pollo a la plancha: No se ha podido: "
+    )
 
 
 @pytest.mark.parametrize(

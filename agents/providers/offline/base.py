@@ -71,8 +71,23 @@ class Intents:
     def _call(
         self, name: str, arguments: Mapping[str, Any], text: str = ""
     ) -> tuple[str, list[ToolCall]]:
-        call_id = f"offline_{uuid.uuid4().hex[:16]}"
-        return text, [ToolCall(id=call_id, name=name, arguments=dict(arguments))]
+        return self._calls([(name, arguments)], text)
+
+    def _calls(
+        self, calls: list[tuple[str, Mapping[str, Any]]], text: str = ""
+    ) -> tuple[str, list[ToolCall]]:
+        """One step proposing ``calls`` (tool name, arguments), all at once."""
+        return text, [
+            ToolCall(
+                id=f"offline_{uuid.uuid4().hex[:16]}", name=name, arguments=dict(args)
+            )
+            for name, args in calls
+        ]
+
+    def _listed(self, items: list[str]) -> str:
+        """ "A, B y C", "A, B and C"."""
+        *first, last = items
+        return f"{', '.join(first)} {self._t('y', 'and')} {last}" if first else last
 
     def _unavailable(
         self, name: str, offered: set[str]

@@ -158,8 +158,7 @@ class OfflineProvider(
                 "Ahora mismo no puedo consultar nada del gimnasio.",
                 "Right now I cannot look anything up at the gym.",
             )
-        *first, last = topics
-        listed = f"{', '.join(first)} {self._t('y', 'and')} {last}" if first else last
+        listed = self._listed(topics)
         answer = self._t(
             f"Puedo ayudarte con {listed}.", f"I can help you with {listed}."
         )

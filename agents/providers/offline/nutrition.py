@@ -157,18 +157,9 @@ class NutritionIntents(Intents):
         grams = GRAMS.search(said)
         food_said = said[grams.end() :] if grams else ""
         amounts = list(GRAMS.finditer(said))
-        if (asks_to_log(said) or ATE.search(said)) and len(amounts) > 1:
-            # "Añade 100 g de arroz y 150 g de pollo": one food per request, never
-            # the two read as one food's name.
-            named = " ".join(food_words(said[amounts[0].end() : amounts[1].start()]))
-            first = f"{amounts[0].group(0)} {self._t('de', 'of')} {named}"
-            meal = _meal_asked(said)
-            if meal:
-                first += " " + self._to_meal(meal)
-            return self._t(
-                f"Dímelos de uno en uno, empezando por «añade {first}».",
-                f'Tell me them one at a time, starting with "add {first}".',
-            ), []
+        logs = asks_to_log(said) or ATE.search(said) or meal_eaten(said)
+        if logs and len(amounts) > 1 and not asks_what(said):
+            return self._add_foods(said, amounts, results, offered, earlier)
         # "He comido 200 g de arroz", "I ate 200 g of rice", "he cenado 2
         # huevos": eaten, so logged; "¿qué he cenado?" asks of her diary.
         by_verb = None if asks_what(said) else meal_eaten(said)
@@ -263,6 +254,120 @@ class NutritionIntents(Intents):
             ), []
         undone = undone_since("add_food_to_meal", result, earlier)
         return self._failure(result, undone=undone), []
+
+    def _add_foods(
+        self,
+        said: str,
+        amounts: list[re.Match[str]],
+        results: dict[str, Any],
+        offered: set[str],
+        earlier: Mapping[str, dict[str, Any]],
+    ) -> Any:
+        """Several foods logged in one request ("añade 100 g de arroz blanco y
+        150 g de pollo a la cena"): all looked for in one step, then all logged
+        in the next, one call each. Nothing is logged while one of them is not
+        found or not singled out, or no meal is said."""
+        ends = [amount.start() for amount in amounts[1:]] + [len(said)]
+        asked = [
+            (amount, food_words(said[amount.end() : end]))
+            for amount, end in zip(amounts, ends, strict=True)
+        ]
+        if not all(words for _, words in asked):
+            return self._t(
+                "Dime cada alimento con sus gramos, por ejemplo: «añade 100 g de "
+                "arroz y 150 g de pollo a la cena».",
+                'Tell me each food with its grams, for example: "add 100 g of rice '
+                'and 150 g of chicken to my dinner".',
+            ), []
+        meal = _meal_asked(said)
+        if meal is None:  # never a guess: the member says which meal
+            return self._unavailable("add_food_to_meal", offered) or (
+                self._t(
+                    "¿En qué comida los anoto: desayuno, comida, cena o merienda?",
+                    "Which meal shall I log them for: breakfast, lunch, dinner or "
+                    "snack?",
+                ),
+                [],
+            )
+        if "search_foods" not in results:
+            return self._unavailable("add_food_to_meal", offered) or self._calls(
+                [("search_foods", {"query": " ".join(w)}) for _, w in asked]
+            )
+        chosen = []
+        for (amount, words), found in zip(asked, results["search_foods"], strict=False):
+            name = " ".join(words)
+            if found.get("status") != "ok":
+                return self._t(
+                    f"No he encontrado «{name}» en el catálogo; no he anotado nada.",
+                    f'I could not find "{name}" in the catalog; I have logged nothing.',
+                ), []
+            foods = _named(found["foods"], words)
+            if len(foods) > 1:
+                return self._which_of_several(asked, name, foods, meal), []
+            chosen.append((amount, foods[0]))
+        if "add_food_to_meal" not in results:
+            day = (day_named(said, self.today) or self.today).isoformat()
+            return self._calls(
+                [
+                    (
+                        "add_food_to_meal",
+                        {
+                            "date": day,
+                            "meal": meal,
+                            "food_id": food["food_id"],
+                            "grams": grams_of(amount),
+                        },
+                    )
+                    for amount, food in chosen
+                ]
+            )
+        added = results["add_food_to_meal"]
+        logged = [r["entry"] for r in added if r.get("status") == "ok"]
+        told = []
+        if logged:
+            of = self._t("de", "of")
+            listed = self._listed(
+                [f"{self._n(e['grams'])} g {of} {e['food']}" for e in logged]
+            )
+            in_meal = self._meal(logged[0]["meal"], in_a_sentence=True)
+            day = logged[0]["date"]
+            told.append(
+                self._t(
+                    f"Anotado en {in_meal} del {day}: {listed}.",
+                    f"Logged for {in_meal} on {day}: {listed}.",
+                )
+            )
+        for (_, food), result in zip(chosen, added, strict=False):
+            if result.get("status") != "ok":
+                undone = undone_since("add_food_to_meal", result, earlier)
+                told.append(f"{food['name']}: {self._failure(result, undone=undone)}")
+        return " ".join(told), []
+
+    def _which_of_several(
+        self,
+        asked: list[tuple[re.Match[str], list[str]]],
+        name: str,
+        foods: list[dict[str, Any]],
+        meal: str,
+    ) -> str:
+        """One food of a request for several is several in the catalog: which,
+        and the request to say again with its name."""
+        names = ", ".join(food["name"] for food in foods[:5])
+        of = self._t("de", "of")
+        again = self._listed(
+            [
+                f"{amount.group(0)} {of} "
+                + (foods[0]["name"] if " ".join(words) == name else " ".join(words))
+                for amount, words in asked
+            ]
+        )
+        to_meal = self._to_meal(meal)
+        return self._t(
+            f"Hay varios «{name}» en el catálogo: {names}. No he anotado nada: "
+            f"dímelo otra vez con su nombre, por ejemplo: «añade {again} {to_meal}».",
+            f'The catalog has several "{name}": {names}. I have logged nothing: tell '
+            f'me again with its name, for example: "add {again} {to_meal}".',
+        )
 
     def _food_chosen(
         self,
