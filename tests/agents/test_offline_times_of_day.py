@@ -206,3 +206,14 @@ def test_this_morning_is_todays_diary_never_tomorrows(client, agent, said):
         tool_name__in=["get_meal_diary", "add_food_to_meal"]
     )
     assert call.arguments["date"] == today
+
+
+def test_a_greeting_names_no_part_of_the_day(client, agent):
+    """ "Good morning" is a greeting: the whole day's classes are listed."""
+    day, _ = classes_on_a_later_day(agent, "Yoga", "Pilates", hours=(9, 18))
+    started = start(client, agent, identity_token=identity(agent, sub="socio-1003"))
+
+    reply = reply_to(send(client, started, f"Good morning! What classes are on {day}?"))
+
+    assert f"- Yoga {day} 09:00" in reply
+    assert f"- Pilates {day} 18:00" in reply

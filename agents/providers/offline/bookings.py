@@ -226,10 +226,22 @@ class BookingIntents(Intents):
             if len(chosen) > 1:  # never a guess: the member says which
                 return self._which_booking(chosen), []
             return self._call("cancel_booking", {"booking_id": chosen[0]["booking_id"]})
-        result = results["cancel_booking"][-1]
+        return self._cancelled_told(results["cancel_booking"][-1]), []
+
+    def _booking_taken_back(
+        self, booking: Mapping[str, Any], results: dict[str, Any], offered: set[str]
+    ) -> Any:
+        """The booking just made, cancelled ("deshaz eso")."""
+        if "cancel_booking" not in results:
+            return self._unavailable("cancel_booking", offered) or self._call(
+                "cancel_booking", {"booking_id": booking["booking_id"]}
+            )
+        return self._cancelled_told(results["cancel_booking"][-1]), []
+
+    def _cancelled_told(self, result: Mapping[str, Any]) -> str:
         if result.get("status") == "ok":
-            return self._t("Reserva cancelada.", "Booking cancelled."), []
-        return self._failure(result), []
+            return self._t("Reserva cancelada.", "Booking cancelled.")
+        return self._failure(result)
 
     def _which_booking(self, bookings: list[dict[str, Any]]) -> str:
         """Several bookings could be meant: which one, and how to say it (with its

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import datetime
 import re
+from collections.abc import Mapping
 from typing import Any
 
 from agents.providers.offline.base import Intents
@@ -29,6 +30,24 @@ from tools.types import ToolCall
 
 #: Words of a removal that name no food.
 REMOVAL_WORDS = (*TAKE_AWAY, "diario", "diary", "from")
+
+
+#: A food pointed at, to take out ("quítalo", "remove it", "delete that").
+IT_TAKEN = re.compile(
+    r"\b(?:quita|borra|elimina)(?:lo|la|melo|mela)\b"
+    r"|\b(?:remove|delete|take out) (?:it|that)\b"
+)
+
+
+def just_logged(
+    just: Mapping[str, list[dict[str, Any]]],
+) -> list[dict[str, Any]]:
+    """The diary entries the turn before logged, of its results (``just``)."""
+    return [
+        got["entry"]
+        for got in just.get("add_food_to_meal", [])
+        if got.get("status") == "ok"
+    ]
 
 
 class DiaryIntents(Intents):
@@ -126,7 +145,11 @@ class DiaryIntents(Intents):
         )
 
     def _remove_food(
-        self, said: str, results: dict[str, Any], offered: set[str]
+        self,
+        said: str,
+        results: dict[str, Any],
+        offered: set[str],
+        just: Mapping[str, list[dict[str, Any]]],
     ) -> Any:
         """A food taken out of the diary ("quita el arroz de mi diario"): the day's
         entry of that food, of the meal named, of the grams said, looked up first;
@@ -136,6 +159,10 @@ class DiaryIntents(Intents):
             return None
         if has(said, "reserva", "clase", "booking", "class"):
             return None
+        logged = just_logged(just)
+        if len(logged) == 1 and IT_TAKEN.search(said):
+            # "Quítalo", "remove it" right after a food was logged: that entry.
+            return self._entries_taken_back(logged, results, offered)
         day = day_named(said, self.today) or self.today
         if "get_meal_diary" not in results:
             return self._diary_read_first(day, offered)
@@ -160,18 +187,40 @@ class DiaryIntents(Intents):
             if not isinstance(entry, dict):
                 return entry  # a search first, or what to tell her
             return self._call("remove_meal_entry", {"entry_id": entry["entry_id"]})
-        result = results["remove_meal_entry"][-1]
-        if result.get("status") == "ok":
-            removed = result["removed"]
-            of_meal = self._of_meal(removed["meal"])
-            grams = self._n(removed["grams"])
-            return self._t(
-                f"Quitado: {grams} g de {removed['food']} {of_meal} "
-                f"del {removed['date']}.",
-                f"Removed: {grams} g of {removed['food']} from {of_meal} "
-                f"on {removed['date']}.",
-            ), []
-        return self._failure(result), []
+        return self._removed_told(results["remove_meal_entry"][-1:]), []
+
+    def _entries_taken_back(
+        self,
+        entries: list[dict[str, Any]],
+        results: dict[str, Any],
+        offered: set[str],
+    ) -> Any:
+        """The entries just logged, taken out ("deshaz eso", "quítalo"): one
+        call each, in one step."""
+        if "remove_meal_entry" not in results:
+            return self._unavailable("remove_meal_entry", offered) or self._calls(
+                [("remove_meal_entry", {"entry_id": e["entry_id"]}) for e in entries]
+            )
+        return self._removed_told(results["remove_meal_entry"]), []
+
+    def _removed_told(self, removals: list[dict[str, Any]]) -> str:
+        """What the removals did: the entries taken out, then each refusal."""
+        removed = [
+            self._t(
+                f"{self._n(r['grams'])} g de {r['food']} {self._of_meal(r['meal'])} "
+                f"del {r['date']}",
+                f"{self._n(r['grams'])} g of {r['food']} from "
+                f"{self._of_meal(r['meal'])} on {r['date']}",
+            )
+            for r in (got["removed"] for got in removals if got.get("status") == "ok")
+        ]
+        told = (
+            [self._t("Quitado: ", "Removed: ") + self._listed(removed) + "."]
+            if removed
+            else []
+        )
+        told += [self._failure(got) for got in removals if got.get("status") != "ok"]
+        return " ".join(told)
 
     def _change_entry(
         self, said: str, results: dict[str, Any], offered: set[str]

@@ -13,7 +13,7 @@ import json
 import re
 from collections.abc import AsyncGenerator
 from functools import partial
-from typing import Any
+from typing import Any, NamedTuple
 
 from agents.providers.base import (
     AssistantStep,
@@ -27,7 +27,7 @@ from agents.providers.base import (
 from agents.providers.offline.account import AccountIntents
 from agents.providers.offline.bookings import BookingIntents
 from agents.providers.offline.classes import ClassIntents
-from agents.providers.offline.diary import DiaryIntents
+from agents.providers.offline.diary import DiaryIntents, just_logged
 from agents.providers.offline.nutrition import NutritionIntents, request_of
 from agents.providers.offline.words import (
     GRAMS,
@@ -69,6 +69,9 @@ TOPICS = (
 )
 
 
+#: Words that ask to take back the change just made.
+UNDO = re.compile(r"\b(?:deshaz|deshazlo|deshacer|deshacerlo|undo)\b")
+
 #: A message that opens with a greeting ("hola", "buenos días", "good morning").
 GREETING = re.compile(
     r"\W*(hola|buenas|buenos dias|hi|hello|hey|good (morning|afternoon|evening))\b"
@@ -91,9 +94,14 @@ class OfflineProvider(
         yield StepDone(text=text, tool_calls=tuple(calls))
 
     def respond(self, request: ModelRequest) -> tuple[str, list[ToolCall]]:
-        message, results, earlier, before, previous, before_previous = self._turn(
-            request.history
+        heard = _heard(request.history)
+        message, results, earlier, before = (
+            heard.message,
+            heard.results,
+            heard.earlier,
+            heard.before,
         )
+        previous = heard.previous
         offered = {spec.name for spec in request.tools}
         said = fold(message)
         if not results and declines(said):
@@ -109,6 +117,7 @@ class OfflineProvider(
                 '"2027-03-01".',
             ), []
         for intent in (
+            partial(self._undo, just=heard.just),
             partial(self._freeze, previous=previous),
             self._refund,
             self._payments,
@@ -120,7 +129,7 @@ class OfflineProvider(
             partial(self._about_the_class, earlier=earlier, before=before),
             self._bookings,
             partial(self._book, earlier=earlier, before=before),
-            self._remove_food,
+            partial(self._remove_food, just=heard.just),
             self._change_entry,
             partial(self._add_food, earlier=earlier, previous=previous),
             self._diary,
@@ -132,7 +141,7 @@ class OfflineProvider(
             if answer is not None:
                 return answer
         answer = self._follow_up(
-            said, results, offered, before, earlier, previous, before_previous
+            said, results, offered, before, earlier, previous, heard.before_previous
         )
         if answer is not None:
             return answer
@@ -144,6 +153,34 @@ class OfflineProvider(
         if GREETING.match(said):
             answer = self._t("¡Hola! ", "Hello! ") + answer
         return answer, []
+
+    def _undo(
+        self,
+        said: str,
+        results: dict[str, Any],
+        offered: set[str],
+        just: dict[str, list[dict[str, Any]]],
+    ) -> Any:
+        """ "Deshaz eso", "undo that": the change the turn before made, taken
+        back (the foods it logged taken out, the class it booked cancelled);
+        nothing on a guess when it made none of those."""
+        if not UNDO.search(said):
+            return None
+        logged = just_logged(just)
+        if logged:
+            return self._entries_taken_back(logged, results, offered)
+        booked = [
+            got["booking"]
+            for got in just.get("book_class", [])
+            if got.get("status") == "ok"
+        ]
+        if booked:
+            return self._booking_taken_back(booked[-1], results, offered)
+        return self._t(
+            "Solo puedo deshacer una comida que acabo de anotar o una clase que "
+            "acabo de reservar.",
+            "I can only undo a food I have just logged or a class I have just booked.",
+        ), []
 
     def _what_i_can_do(self, offered: set[str]) -> str:
         """What the tools offered in this conversation let it help with: a visitor
@@ -227,43 +264,51 @@ class OfflineProvider(
             return self._diary(said, results, offered, again=True)
         return None
 
-    def _turn(
-        self, history: tuple[Any, ...]
-    ) -> tuple[
-        str,
-        dict[str, list[dict[str, Any]]],
-        dict[str, dict[str, Any]],
-        dict[str, dict[str, Any]],
-        str,
-        str,
-    ]:
-        """The member's last message, the results of this turn by tool name, the
-        last result of each tool in the turns before, the arguments of each tool
-        the last turn before that called any called, the member's message before
-        the last, and the one before that."""
-        message = previous = before_previous = ""
-        results: dict[str, list[dict[str, Any]]] = {}
-        earlier: dict[str, dict[str, Any]] = {}
-        names: dict[str, str] = {}
-        called: dict[str, dict[str, Any]] = {}
-        before: dict[str, dict[str, Any]] = {}
-        for item in history:
-            if isinstance(item, UserText):
-                earlier.update({name: got[-1] for name, got in results.items()})
-                before_previous, previous, message = previous, message, item.text
-                results, names = {}, {}
-                # A turn that called nothing ("gracias") leaves the subject as is.
-                before, called = called or before, {}
-            elif isinstance(item, AssistantStep):
-                names.update({call.id: call.name for call in item.tool_calls})
-                called.update(
-                    {call.name: _arguments(call.arguments) for call in item.tool_calls}
-                )
-            elif isinstance(item, ToolResults):
-                for result in item.results:
-                    name = names.get(result.call_id, "")
-                    results.setdefault(name, []).append(dict(result.payload))
-        return message, results, earlier, before, previous, before_previous
+
+class Heard(NamedTuple):
+    """What the demo model reads of a conversation's history."""
+
+    #: The member's last message.
+    message: str
+    #: The results of this turn so far, by tool name, in the order they came.
+    results: dict[str, list[dict[str, Any]]]
+    #: The last result of each tool in the turns before.
+    earlier: dict[str, dict[str, Any]]
+    #: The arguments of each tool the last turn before that called any called.
+    before: dict[str, dict[str, Any]]
+    #: That turn's results, by tool name (what "deshaz eso" takes back).
+    just: dict[str, list[dict[str, Any]]]
+    #: The member's message before the last, and the one before that.
+    previous: str
+    before_previous: str
+
+
+def _heard(history: tuple[Any, ...]) -> Heard:
+    message = previous = before_previous = ""
+    results: dict[str, list[dict[str, Any]]] = {}
+    just: dict[str, list[dict[str, Any]]] = {}
+    earlier: dict[str, dict[str, Any]] = {}
+    names: dict[str, str] = {}
+    called: dict[str, dict[str, Any]] = {}
+    before: dict[str, dict[str, Any]] = {}
+    for item in history:
+        if isinstance(item, UserText):
+            earlier.update({name: got[-1] for name, got in results.items()})
+            # A turn that called nothing ("gracias") leaves the subject as is.
+            if called:
+                before, just = called, results
+            before_previous, previous, message = previous, message, item.text
+            results, names, called = {}, {}, {}
+        elif isinstance(item, AssistantStep):
+            names.update({call.id: call.name for call in item.tool_calls})
+            called.update(
+                {call.name: _arguments(call.arguments) for call in item.tool_calls}
+            )
+        elif isinstance(item, ToolResults):
+            for result in item.results:
+                name = names.get(result.call_id, "")
+                results.setdefault(name, []).append(dict(result.payload))
+    return Heard(message, results, earlier, before, just, previous, before_previous)
 
 
 def _arguments(arguments: Any) -> dict[str, Any]:

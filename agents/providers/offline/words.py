@@ -310,17 +310,23 @@ class PartOfDay(NamedTuple):
     english: str
 
 
-#: The parts of a day members name.
+#: The parts of a day members name ("good morning" greets, naming none).
+MORNING = PartOfDay(0, 12, "por la mañana", "in the morning")
 PARTS_OF_DAY = (
-    (THE_MORNING, PartOfDay(0, 12, "por la mañana", "in the morning")),
-    (re.compile(r"\bmornings?\b"), PartOfDay(0, 12, "por la mañana", "in the morning")),
+    (THE_MORNING, MORNING),
+    (re.compile(r"(?<!good )\bmornings?\b"), MORNING),
     (
-        re.compile(r"\b(?:(?:por|de|en|a) la|esta) tarde\b|\bafternoons?\b"),
+        re.compile(r"\b(?:(?:por|de|en|a) la|esta) tarde\b|(?<!good )\bafternoons?\b"),
         PartOfDay(12, 21, "por la tarde", "in the afternoon"),
     ),
-    (re.compile(r"\bevenings?\b"), PartOfDay(17, 24, "por la tarde", "in the evening")),
     (
-        re.compile(r"\b(?:(?:por|de|en|a) la|esta) noche\b|\bnights?\b|\btonight\b"),
+        re.compile(r"(?<!good )\bevenings?\b"),
+        PartOfDay(17, 24, "por la tarde", "in the evening"),
+    ),
+    (
+        re.compile(
+            r"\b(?:(?:por|de|en|a) la|esta) noche\b|(?<!good )\bnights?\b|\btonight\b"
+        ),
         PartOfDay(20, 24, "por la noche", "at night"),
     ),
 )
