@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import datetime
+import functools
+import operator
 from dataclasses import dataclass
 from decimal import Decimal
 
+from django.db.models import Q
 from django.utils.translation import gettext as _
 
 from gymnasia.errors import InvalidValue
@@ -19,7 +22,8 @@ MAX_QUERY_LENGTH = 100
 def foods_search(*, business: Business, query: str, limit: int = 10) -> list[Food]:
     """Foods of the gym's catalog whose name or aliases contain every word of the query.
 
-    Matching ignores case and accents, so «platano» finds «Plátano».
+    Matching ignores case and accents, so «platano» finds «Plátano», and a word
+    in the plural also matches its singular, so «huevos» and "eggs" find «Huevo».
     """
     words = fold(query).split()
     if not words:
@@ -32,8 +36,26 @@ def foods_search(*, business: Business, query: str, limit: int = 10) -> list[Foo
         )
     qs = Food.objects.filter(business=business)
     for word in words:
-        qs = qs.filter(search_text__contains=word)
+        qs = qs.filter(
+            functools.reduce(
+                operator.or_, (Q(search_text__contains=f) for f in _forms(word))
+            )
+        )
     return list(qs.order_by("name")[:limit])
+
+
+def _forms(word: str) -> list[str]:
+    """A (folded) word of a search, and the singulars it may be the plural of,
+    in Spanish or English ("huevos": "huevo"; "limones": "limon"; "arroces":
+    "arroz"; "eggs": "egg"); none shorter than three letters."""
+    forms = [word]
+    if len(word) > 3 and word.endswith("s"):
+        forms.append(word[:-1])
+        if word.endswith("es"):
+            forms.append(word[:-2])
+        if word.endswith("ces"):
+            forms.append(word[:-3] + "z")
+    return [f for f in forms if len(f) >= 3]
 
 
 @dataclass(frozen=True)

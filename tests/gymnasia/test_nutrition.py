@@ -229,6 +229,42 @@ def test_foods_search_finds_every_variety(member, rice):
     assert foods_search(business=member.business, query="arroz integral") == [brown]
 
 
+@pytest.mark.parametrize(
+    ("query", "found"),
+    [
+        ("huevos", ["Clara de huevo", "Huevo entero"]),
+        ("eggs", ["Clara de huevo", "Huevo entero"]),
+        ("manzanas", ["Manzana"]),
+        ("apples", ["Manzana"]),
+        ("arroces", ["Arroz blanco (cocido)"]),
+        ("tomatoes", ["Tomate"]),
+        ("limones", ["Limón"]),
+        ("huevos enteros", ["Huevo entero"]),
+    ],
+)
+def test_foods_search_finds_a_food_by_its_plural(member, rice, query, found):
+    """ "¿Cuántas proteínas tienen los huevos?" found nothing: the catalog
+    says «huevo»."""
+    for name, aliases in [
+        ("Huevo entero", "huevo, egg"),
+        ("Clara de huevo", "claras, egg white"),
+        ("Manzana", "apple"),
+        ("Tomate", "tomato"),
+        ("Limón", "lemon"),
+    ]:
+        FoodFactory(business=member.business, name=name, aliases=aliases)
+
+    foods = foods_search(business=member.business, query=query)
+
+    assert [f.name for f in foods] == found
+
+
+def test_foods_search_of_a_short_plural_looks_for_the_word_only(member):
+    """ "Gas" is no plural of "ga", which would be in many a name."""
+    FoodFactory(business=member.business, name="Gazpacho")
+    assert foods_search(business=member.business, query="gas") == []
+
+
 def test_foods_search_stays_in_its_business(member, rice):
     FoodFactory(business=BusinessFactory(), name="Arroz salvaje")
     assert foods_search(business=member.business, query="arroz") == [rice]
