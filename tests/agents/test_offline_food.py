@@ -563,3 +563,24 @@ def test_asking_whether_a_food_was_logged_logs_nothing_and_reads_the_diary(
     assert not MealEntry.objects.exists()
     assert not ToolCallLog.objects.filter(tool_name="add_food_to_meal").exists()
     assert reply == "Hoy no tienes nada anotado en el diario."
+
+
+@pytest.mark.parametrize(
+    ("sub", "asked"),
+    [
+        ("socio-1003", "How many calories have I had this week?"),
+        ("socio-1001", "¿Cuántas calorías he comido esta semana?"),
+    ],
+)
+def test_how_much_she_has_eaten_reads_her_diary_and_logs_nothing(
+    client, agent, sub, asked
+):
+    """ "How many calories have I had today?" was answered "How many grams?"."""
+    started = start(client, agent, identity_token=identity(agent, sub=sub))
+    send(client, started, "Añade 100 g de arroz blanco a la comida")
+
+    reply = reply_to(send(client, started, asked))
+
+    assert "130 kcal" in reply
+    assert MealEntry.objects.count() == 1
+    assert ToolCallLog.objects.filter(tool_name="get_meal_diary").count() == 1

@@ -12,6 +12,7 @@ from agents.providers.offline.base import Intents, undone_since
 from agents.providers.offline.words import (
     GRAMS,
     MEAL_VERBS,
+    asks_how_much,
     asks_nutrients,
     asks_what,
     asks_whether,
@@ -163,7 +164,8 @@ class NutritionIntents(Intents):
         # "He comido 200 g de arroz", "I ate 200 g of rice", "he cenado 2
         # huevos": eaten, so logged; "¿qué he cenado?" asks of her diary.
         by_verb = None if asks_what(said) else meal_eaten(said)
-        eaten = by_verb or (ATE.search(said) and (grams or not asks_what(said)))
+        asks = asks_what(said) or asks_how_much(said)
+        eaten = by_verb or (ATE.search(said) and (grams or not asks))
         if not (asks_to_log(said) or eaten or like):
             return None
         if not grams and POINTS_BACK.search(said):

@@ -210,6 +210,12 @@ def asks_what(said: str) -> bool:
     return re.match(r"\W*(que|what)\b", said) is not None
 
 
+def asks_how_much(said: str) -> bool:
+    """Whether a (folded) message asks how much ("¿cuántas calorías he comido?",
+    "how many calories have I had?")."""
+    return re.match(r"\W*(how (many|much)|cuant[oa]s?)\b", said) is not None
+
+
 def asks_whether(text: str) -> bool:
     """Whether a (folded) text asks whether something is so or was done."""
     return ASKS_WHETHER.search(text) is not None
