@@ -181,6 +181,8 @@ def test_how_her_request_stands_with_none_waiting_says_so(client, agent):
         "Cancela la solicitud de congelación",
         "Anula mi congelación",
         "Withdraw my freeze request",
+        "Deshaz eso",
+        "Deshaz la congelación",
     ],
 )
 def test_undoing_a_freeze_is_said_to_be_impossible_here_never_a_new_one(

@@ -151,7 +151,13 @@ def test_words_that_merely_look_like_logging_a_food_ask_for_no_grams(
 
 
 @pytest.mark.parametrize(
-    "asked", ["Quiero hablar con alguien", "Can I talk to someone?"]
+    "asked",
+    [
+        "Quiero hablar con alguien",
+        "Can I talk to someone?",
+        "¿Me puedes pasar con alguien del gimnasio?",
+        "Pásame con recepción",
+    ],
 )
 def test_a_visitor_asking_for_someone_is_handed_to_staff(client, agent, asked):
     """Talking to a person needs no sign-in; the staff read the visitor's words."""

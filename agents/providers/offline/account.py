@@ -185,12 +185,7 @@ class AccountIntents(Intents):
             return None
         if has(said, *UNDO) and "freeze_membership" not in results:
             # No tool undoes a freeze or withdraws a request: never a new freeze.
-            return self._t(
-                "No puedo anular una congelación ni retirar una solicitud desde "
-                "aquí. Si quieres, pide hablar con una persona del equipo.",
-                "I cannot undo a freeze or withdraw a request from here. If you "
-                "like, ask to talk to a member of staff.",
-            ), []
+            return self._freeze_not_undone(), []
         if "freeze_membership" not in results:
             period = period_named(said, self.today)
             if period is None and _asks_about_freezes(said):
@@ -215,6 +210,14 @@ class AccountIntents(Intents):
                 f"Membership frozen from {freeze['start']} to {freeze['end']}.",
             ), []
         return self._failure(result), []
+
+    def _freeze_not_undone(self) -> str:
+        return self._t(
+            "No puedo anular una congelación ni retirar una solicitud desde "
+            "aquí. Si quieres, pide hablar con una persona del equipo.",
+            "I cannot undo a freeze or withdraw a request from here. If you "
+            "like, ask to talk to a member of staff.",
+        )
 
     def _refund(self, said: str, results: dict[str, Any], offered: set[str]) -> Any:
         if not asks_for(said, "devolu", "reembols", "devuelve", "refund"):
@@ -344,7 +347,11 @@ class AccountIntents(Intents):
             "persona",
             "humano",
             "alguien del equipo",
+            "alguien del gimnasio",
             "hablar con alguien",
+            "pasame con",
+            "pasarme con",
+            "pasar con alguien",
             "person",
             "human",
             "staff",

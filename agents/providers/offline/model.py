@@ -24,7 +24,7 @@ from agents.providers.base import (
     ToolResults,
     UserText,
 )
-from agents.providers.offline.account import AccountIntents
+from agents.providers.offline.account import FREEZE_WORDS, AccountIntents
 from agents.providers.offline.bookings import BookingIntents
 from agents.providers.offline.classes import ClassIntents
 from agents.providers.offline.diary import DiaryIntents, just_logged
@@ -166,6 +166,9 @@ class OfflineProvider(
         nothing on a guess when it made none of those."""
         if not UNDO.search(said):
             return None
+        if has(said, *FREEZE_WORDS) or "freeze_membership" in just:
+            # No tool undoes a freeze or withdraws its request.
+            return self._freeze_not_undone(), []
         logged = just_logged(just)
         if logged:
             return self._entries_taken_back(logged, results, offered)
