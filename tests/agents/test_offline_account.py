@@ -40,6 +40,19 @@ TODAY = datetime.date(2026, 11, 30)
         ("pausa 2026-12-03 2026-12-20", ("2026-12-03", "2026-12-20")),
         ("congela del 10 al 1 de agosto", None),
         ("congela del 1 al 31 de febrero", None),
+        # Ordinals: the days said, never the whole month.
+        (
+            "freeze it from the 2nd to the 16th of February",
+            ("2027-02-02", "2027-02-16"),
+        ),
+        ("freeze my membership August 1st-15th", ("2027-08-01", "2027-08-15")),
+        # A month written short.
+        ("from feb 2 to feb 16", ("2027-02-02", "2027-02-16")),
+        ("pause it Sept. 3-9", ("2027-09-03", "2027-09-09")),
+        ("congela del 5 al 12 de ene", ("2027-01-05", "2027-01-12")),
+        # Words that are no month: "mar" (the sea), "ago" (two weeks ago).
+        ("me voy al mar", None),
+        ("I asked two weeks ago", None),
     ],
 )
 def test_the_period_a_member_names(said, period):
@@ -268,6 +281,18 @@ def test_leaving_the_gym_is_said_to_be_out_of_reach_never_her_membership_state(
             "Quiero congelar la cuota",
             "Del 5 al 19 de enero",
             "He enviado tu solicitud al equipo del gimnasio",
+        ),
+        (
+            "socio-1003",
+            "I want to pause my membership for two weeks in January",
+            "from jan 5 to jan 19",
+            "I have sent your request to the gym's staff",
+        ),
+        (
+            "socio-1003",
+            "I'd like to freeze my membership",
+            "From the 5th to the 19th of January",
+            "I have sent your request to the gym's staff",
         ),
     ],
 )

@@ -55,6 +55,13 @@ MONTHS = {
     )
     for number, name in enumerate(names.split(), start=1)
 }
+#: Months written short ("feb 2", "Sept. 3"); not "mar" (the sea), "ago" (two
+#: weeks ago) or "may", which are words of their own.
+MONTHS_SHORT = re.compile(
+    r"\b(ene|jan|feb|abr|apr|jun|jul|aug|sept?|oct|nov|dic|dec)\b\.?"
+)
+#: The numbers of a month's days ("del 2 al 16", "the 2nd to the 16th").
+DAYS_OF_MONTH = re.compile(r"\b(\d{1,2})(?:st|nd|rd|th)?\b")
 WEEKDAYS = {
     "lunes": 0,
     "martes": 1,
@@ -377,18 +384,29 @@ def period_named(
             )
         except ValueError:
             return None
-    for name, month in MONTHS.items():
-        if has(said, name):
-            year = today.year + (1 if month < today.month else 0)
-            days = [int(day) for day in re.findall(r"\b(\d{1,2})\b", said)]
-            if len(days) >= 2:
-                return _days_of(year, month, days[0], days[1], today)
-            start = datetime.date(year, month, 1)
-            following = datetime.date(year + month // 12, month % 12 + 1, 1)
-            if start <= today:
-                start = today + datetime.timedelta(days=1)
-            return start, following - datetime.timedelta(days=1)
+    month = _month_named(said)
+    if month is not None:
+        year = today.year + (1 if month < today.month else 0)
+        days = [int(day) for day in DAYS_OF_MONTH.findall(said)]
+        if len(days) >= 2:
+            return _days_of(year, month, days[0], days[1], today)
+        start = datetime.date(year, month, 1)
+        following = datetime.date(year + month // 12, month % 12 + 1, 1)
+        if start <= today:
+            start = today + datetime.timedelta(days=1)
+        return start, following - datetime.timedelta(days=1)
     return None
+
+
+def _month_named(said: str) -> int | None:
+    """The month a (folded) message names, in full or written short."""
+    named = next((month for name, month in MONTHS.items() if has(said, name)), None)
+    if named is not None:
+        return named
+    short = MONTHS_SHORT.search(said)
+    if short is None:
+        return None
+    return next(m for name, m in MONTHS.items() if name.startswith(short.group(1)))
 
 
 def _days_of(
