@@ -357,3 +357,19 @@ def test_asking_whether_it_was_frozen_asks_for_no_freeze(client, agent):
 
     assert not ToolCallLog.objects.filter(tool_name="freeze_membership").exists()
     assert not PendingAction.objects.exists()
+
+
+def test_a_freeze_of_two_weeks_on_days_said_as_ordinals_is_those_days(client, agent):
+    """ "Two weeks, from the 2nd to the 16th" was taken for a length without its
+    days, and asked which days."""
+    started = start(client, agent, identity_token=identity(agent, sub="socio-1003"))
+
+    send(
+        client,
+        started,
+        "Freeze my membership for two weeks, from the 2nd to the 16th of February",
+    )
+
+    action = PendingAction.objects.get()
+    year = action.arguments["start"][:4]
+    assert action.arguments == {"start": f"{year}-02-02", "end": f"{year}-02-16"}

@@ -326,6 +326,14 @@ def test_calories_of_a_day_asked_of_no_food_read_that_days_diary(client, agent, 
             "Las anotaciones se quitan de una en una. Hay varias en tu diario: ",
         ),
         (
+            "Borra todo lo que he comido hoy",
+            "Las anotaciones se quitan de una en una. Hay varias en tu diario: ",
+        ),
+        (
+            "Borra lo que he comido hoy",
+            "Hay varias en tu diario: ",
+        ),
+        (
             "Cambia el arroz a 120 g",
             "No puedo cambiar una anotación: quítala y añádela de nuevo, con «quita "
             "100 g de Arroz blanco (cocido) de la comida» y luego «añade 120 g de "
@@ -377,3 +385,15 @@ def test_all_of_a_food_is_that_food_not_the_whole_day(client, agent):
     assert [e.food.name for e in MealEntry.objects.all()] == [
         "Pechuga de pollo a la plancha"
     ]
+
+
+def test_everything_she_ate_today_is_removed_one_at_a_time_in_english(client, agent):
+    """ "Delete everything I ate today" looked for a food named "ate"."""
+    started = start(client, agent, identity_token=identity(agent, sub="socio-1003"))
+    send(client, started, "Put 250 g of chicken in my lunch")
+    send(client, started, "Put 100 g of white rice in my dinner")
+
+    reply = reply_to(send(client, started, "Delete everything I ate today"))
+
+    assert reply.startswith("Entries are removed one at a time. Your diary has several")
+    assert MealEntry.objects.count() == 2

@@ -9,6 +9,7 @@ from typing import Any
 
 from agents.providers.offline.base import Intents
 from agents.providers.offline.words import (
+    DAYS_OF_MONTH,
     ISO_DATE,
     MEMBERSHIP_STATES,
     TAKE_AWAY,
@@ -410,7 +411,7 @@ def _a_length_only(said: str) -> bool:
     without saying which days: the whole month would be a guess."""
     if not has(said, "semana", "week", "quincena", "fortnight", "dias", "days"):
         return False
-    days = re.findall(r"\b\d{1,2}\b", ISO_DATE.sub("", said))
+    days = DAYS_OF_MONTH.findall(ISO_DATE.sub("", said))
     return len(days) < 2 and len(ISO_DATE.findall(said)) < 2
 
 

@@ -10,6 +10,8 @@ from typing import Any
 
 from agents.providers.offline.base import Intents
 from agents.providers.offline.words import (
+    ATE,
+    EATEN_WORDS,
     EVERY,
     GRAMS,
     MEALS,
@@ -167,8 +169,13 @@ class DiaryIntents(Intents):
         if "get_meal_diary" not in results:
             return self._diary_read_first(day, offered)
         entries = results["get_meal_diary"][-1].get("entries", [])
+        # Not the words that say it was eaten ("todo lo que he comido").
         words = [
-            w for w in food_words(said) if len(w) > 2 and not has(w, *REMOVAL_WORDS)
+            w
+            for w in food_words(said)
+            if len(w) > 2
+            and not has(w, *REMOVAL_WORDS)
+            and not (ATE.fullmatch(w) or w in EATEN_WORDS)
         ]
         if has(said, *EVERY) and all(has(w, *EVERY) for w in words):
             # "Borra todo" (not "todo el arroz"): one call takes out one entry,

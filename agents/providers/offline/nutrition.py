@@ -10,6 +10,8 @@ from typing import Any
 
 from agents.providers.offline.base import Intents, undone_since
 from agents.providers.offline.words import (
+    ATE,
+    EATEN_WORDS,
     GRAMS,
     MEAL_VERBS,
     asks_how_much,
@@ -35,10 +37,6 @@ LOG_WORDS = re.compile(
     r"|(?:apunta|anota|registra)(?:me|lo|la|melo|mela)?"
     r"|(?:anotar|registrar)(?:me|lo|la|melo|mela)?|apuntar(?:lo|la))\b"
 )
-#: Words that say a food was eaten ("he comido", "I ate").
-ATE = re.compile(r"\b(comi|he comido|ate|i had|i ve had)\b")
-#: Words of "he comido", "I've had" that are no food's name.
-EATEN_WORDS = {"he", "comido", "had", "ve", "eaten"}
 
 
 def asks_to_log(said: str) -> bool:

@@ -55,6 +55,11 @@ MONTHS = {
     )
     for number, name in enumerate(names.split(), start=1)
 }
+#: Words that say a food was eaten ("he comido", "I ate").
+ATE = re.compile(r"\b(comi|he comido|ate|i had|i ve had)\b")
+#: Words of "he comido", "I've had" that are no food's name.
+EATEN_WORDS = {"he", "comido", "had", "ve", "eaten"}
+
 #: Months written short ("feb 2", "Sept. 3"); not "mar" (the sea), "ago" (two
 #: weeks ago) or "may", which are words of their own.
 MONTHS_SHORT = re.compile(
