@@ -95,13 +95,8 @@ class OfflineProvider(
 
     def respond(self, request: ModelRequest) -> tuple[str, list[ToolCall]]:
         heard = _heard(request.history)
-        message, results, earlier, before = (
-            heard.message,
-            heard.results,
-            heard.earlier,
-            heard.before,
-        )
-        previous = heard.previous
+        results, earlier, before = heard.results, heard.earlier, heard.before
+        message, previous = heard.message, heard.previous
         offered = {spec.name for spec in request.tools}
         said = fold(message)
         if not results and declines(said):
