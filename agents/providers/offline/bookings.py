@@ -3,6 +3,7 @@ cancelling one, moving one, and what she is told of the class just talked about.
 
 from __future__ import annotations
 
+import datetime
 import re
 from collections.abc import Mapping
 from typing import Any
@@ -219,6 +220,9 @@ class BookingIntents(Intents):
             # "Cancel that booking" right after one was made: that one.
             chosen = [b for b in bookings if b["booking_id"] == booked]
         if "cancel_booking" not in results:
+            if not chosen and bookings and (kind or day):
+                # "Cancela la del viernes" with bookings on other days only.
+                return self._none_booked(kind, day), []
             if not chosen:
                 return self._t(
                     "No tienes reservas que cancelar.", "You have no booking to cancel."
@@ -237,6 +241,17 @@ class BookingIntents(Intents):
                 "cancel_booking", {"booking_id": booking["booking_id"]}
             )
         return self._cancelled_told(results["cancel_booking"][-1]), []
+
+    def _none_booked(self, kind: str | None, day: datetime.date | None) -> str:
+        """None of her bookings is of the kind or on the day said."""
+        es_kind = f" de {kind}" if kind else ""
+        en_kind = f" {kind}" if kind else ""
+        es_day = f" el {day.isoformat()}" if day else ""
+        en_day = f" on {day.isoformat()}" if day else ""
+        return self._t(
+            f"No tienes ninguna reserva{es_kind}{es_day}.",
+            f"You have no{en_kind} booking{en_day}.",
+        )
 
     def _cancelled_told(self, result: Mapping[str, Any]) -> str:
         if result.get("status") == "ok":

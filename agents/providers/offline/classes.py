@@ -15,6 +15,7 @@ from agents.providers.offline.words import (
     asks_for,
     asks_how,
     day_named,
+    day_of,
     has,
     kind_named,
     meal_named,
@@ -216,6 +217,14 @@ class ClassIntents(Intents):
             kind = kind or fold(like["class"])
             day = day or datetime.date.fromisoformat(when_of(like)[:10])
             shown = []  # not the list shown before that booking
+        asked = before.get("list_classes", {})
+        if not (day or like or shown) and asked.get("date_from") == asked.get(
+            "date_to"
+        ):
+            # "Apúntame a las 9" right after asking about a day that had none of
+            # the classes asked about: that day's, of that kind, never today's.
+            day = day_of({"date": asked.get("date_from")})
+            kind = kind or asked.get("class_type")
         place = ordinal_named(said)
         time = time_named(said)
         # "Por la tarde" narrows the classes unless an hour is said.
