@@ -584,3 +584,83 @@ def test_how_much_she_has_eaten_reads_her_diary_and_logs_nothing(
     assert "130 kcal" in reply
     assert MealEntry.objects.count() == 1
     assert ToolCallLog.objects.filter(tool_name="get_meal_diary").count() == 1
+
+
+@pytest.mark.parametrize(
+    ("sub", "said", "asked", "grams", "told"),
+    [
+        (
+            "socio-1001",
+            "He desayunado 60 g de avena y un plátano",
+            "¿Cuántos gramos de Plátano? No he anotado nada todavía.",
+            "120 g",
+            "Anotado en el desayuno del {today}: 60 g de Copos de avena y 120 g de "
+            "Plátano.",
+        ),
+        (
+            "socio-1003",
+            "I had 60 g of oats and a banana for breakfast",
+            "How many grams of Plátano? I have logged nothing yet.",
+            "120 g",
+            "Logged for breakfast on {today}: 60 g of Copos de avena and 120 g of "
+            "Plátano.",
+        ),
+    ],
+)
+def test_a_food_said_without_grams_beside_one_with_them_is_asked_for_them(
+    client, agent, sub, said, asked, grams, told
+):
+    """ "He desayunado 60 g de avena y un plátano" logged the oats and said
+    nothing of the banana."""
+    started = start(client, agent, identity_token=identity(agent, sub=sub))
+
+    question = reply_to(send(client, started, said))
+
+    assert question == asked
+    assert not MealEntry.objects.exists()
+
+    reply = reply_to(send(client, started, grams))
+
+    today = business_today(business=agent.business).isoformat()
+    assert reply == told.format(today=today)
+    assert sorted((e.food.name, e.grams) for e in MealEntry.objects.all()) == [
+        ("Copos de avena", 60),
+        ("Plátano", 120),
+    ]
+
+
+def test_a_second_food_without_grams_is_never_read_as_part_of_the_first(client, agent):
+    """ "Añade 100 g de arroz blanco y pollo a la cena" looked for one food named
+    with all those words."""
+    started = member_conversation(client, agent)
+
+    reply = reply_to(
+        send(client, started, "Añade 100 g de arroz blanco y pollo a la cena")
+    )
+
+    assert reply == (
+        "¿Cuántos gramos de Pechuga de pollo a la plancha? No he anotado nada todavía."
+    )
+    assert not MealEntry.objects.exists()
+
+
+def test_grams_of_no_food_in_a_request_for_several_are_asked_about(client, agent):
+    started = member_conversation(client, agent)
+
+    reply = reply_to(send(client, started, "Añade 100 g y 150 g de pollo a la cena"))
+
+    assert reply.startswith("Dime cada alimento con sus gramos")
+    assert not ToolCallLog.objects.exists()
+
+
+def test_a_food_named_before_its_grams_beside_another_is_logged_with_them(
+    client, agent
+):
+    started = member_conversation(client, agent)
+
+    send(client, started, "He cenado pollo, unos 200 g, y 100 g de arroz blanco")
+
+    assert sorted((e.food.name, e.grams) for e in MealEntry.objects.all()) == [
+        ("Arroz blanco (cocido)", 100),
+        ("Pechuga de pollo a la plancha", 200),
+    ]

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, NamedTuple
 
 from agents.providers.offline.base import Intents, undone_since
 from agents.providers.offline.words import (
@@ -54,6 +54,49 @@ def food_named(said: str) -> list[str]:
             asks_to_log(w) or ATE.fullmatch(w) or w in MEAL_VERBS or w in EATEN_WORDS
         )
     ]
+
+
+#: What joins the foods of one request ("avena y un plátano", "oats, eggs and
+#: toast").
+AND = re.compile(r",|\b(?:y|and)\b")
+
+
+class FoodAsked(NamedTuple):
+    """One food of a request to log several: where its part of the (folded)
+    request starts, its amount (None when not said) and its words."""
+
+    start: int
+    amount: re.Match[str] | None
+    words: list[str]
+
+
+def foods_asked(said: str) -> list[FoodAsked]:
+    """The foods a (folded) request to log names: its parts between "y", "and"
+    and commas, and within a part each amount with the words after it."""
+    joints = list(AND.finditer(said))
+    starts = [0] + [joint.end() for joint in joints]
+    ends = [joint.start() for joint in joints] + [len(said)]
+    asked: list[FoodAsked] = []
+    for start, end in zip(starts, ends, strict=True):
+        amounts = list(GRAMS.finditer(said, start, end))
+        if len(amounts) <= 1:
+            amount = amounts[0] if amounts else None
+            cut = (amount.start(), amount.end()) if amount else (end, end)
+            words = food_named(said[start : cut[0]] + " " + said[cut[1] : end])
+            if amount and not words and asked and asked[-1].amount is None:
+                # "He cenado pollo, unos 200 g": the grams of the food before.
+                asked[-1] = asked[-1]._replace(amount=amount)
+            elif words or amount:
+                # A part with grams and no food stays: grams of what?
+                asked.append(FoodAsked(start, amount, words))
+            continue
+        # "100 g de arroz 150 g de pollo": each amount and what follows it.
+        after = [a.start() for a in amounts[1:]] + [end]
+        asked += [
+            FoodAsked(a.start(), a, food_named(said[a.end() : e]))
+            for a, e in zip(amounts, after, strict=True)
+        ]
+    return asked
 
 
 def request_of(previous: str, before_previous: str) -> str:
@@ -157,8 +200,9 @@ class NutritionIntents(Intents):
         food_said = said[grams.end() :] if grams else ""
         amounts = list(GRAMS.finditer(said))
         logs = asks_to_log(said) or ATE.search(said) or meal_eaten(said)
-        if logs and len(amounts) > 1 and not asks_what(said):
-            return self._add_foods(said, amounts, results, offered, earlier)
+        several = foods_asked(said) if logs and amounts and not asks_what(said) else []
+        if len(several) > 1:
+            return self._add_foods(said, several, results, offered, earlier)
         # "He comido 200 g de arroz", "I ate 200 g of rice", "he cenado 2
         # huevos": eaten, so logged; "¿qué he cenado?" asks of her diary.
         by_verb = None if asks_what(said) else meal_eaten(said)
@@ -258,7 +302,7 @@ class NutritionIntents(Intents):
     def _add_foods(
         self,
         said: str,
-        amounts: list[re.Match[str]],
+        asked: list[FoodAsked],
         results: dict[str, Any],
         offered: set[str],
         earlier: Mapping[str, dict[str, Any]],
@@ -266,13 +310,9 @@ class NutritionIntents(Intents):
         """Several foods logged in one request ("añade 100 g de arroz blanco y
         150 g de pollo a la cena"): all looked for in one step, then all logged
         in the next, one call each. Nothing is logged while one of them is not
-        found or not singled out, or no meal is said."""
-        ends = [amount.start() for amount in amounts[1:]] + [len(said)]
-        asked = [
-            (amount, food_words(said[amount.end() : end]))
-            for amount, end in zip(amounts, ends, strict=True)
-        ]
-        if not all(words for _, words in asked):
+        found or not singled out, has no grams said, or no meal is said."""
+        if not all(food.words for food in asked):
+            # "Añade 100 g y 150 g de pollo": 100 g of what?
             return self._t(
                 "Dime cada alimento con sus gramos, por ejemplo: «añade 100 g de "
                 "arroz y 150 g de pollo a la cena».",
@@ -291,10 +331,12 @@ class NutritionIntents(Intents):
             )
         if "search_foods" not in results:
             return self._unavailable("add_food_to_meal", offered) or self._calls(
-                [("search_foods", {"query": " ".join(w)}) for _, w in asked]
+                [("search_foods", {"query": " ".join(food.words)}) for food in asked]
             )
         chosen = []
-        for (amount, words), found in zip(asked, results["search_foods"], strict=False):
+        for (_, amount, words), found in zip(
+            asked, results["search_foods"], strict=False
+        ):
             name = " ".join(words)
             if found.get("status") != "ok":
                 return self._t(
@@ -305,6 +347,14 @@ class NutritionIntents(Intents):
             if len(foods) > 1:
                 return self._which_of_several(asked, name, foods, meal), []
             chosen.append((amount, foods[0]))
+        without = [food["name"] for amount, food in chosen if amount is None]
+        if without:
+            # "60 g de avena y un plátano": how much banana?
+            names = self._listed(without)
+            return self._t(
+                f"¿Cuántos gramos de {names}? No he anotado nada todavía.",
+                f"How many grams of {names}? I have logged nothing yet.",
+            ), []
         if "add_food_to_meal" not in results:
             day = (day_named(said, self.today) or self.today).isoformat()
             return self._calls(
@@ -319,6 +369,7 @@ class NutritionIntents(Intents):
                         },
                     )
                     for amount, food in chosen
+                    if amount is not None
                 ]
             )
         added = results["add_food_to_meal"]
@@ -345,7 +396,7 @@ class NutritionIntents(Intents):
 
     def _which_of_several(
         self,
-        asked: list[tuple[re.Match[str], list[str]]],
+        asked: list[FoodAsked],
         name: str,
         foods: list[dict[str, Any]],
         meal: str,
@@ -356,9 +407,9 @@ class NutritionIntents(Intents):
         of = self._t("de", "of")
         again = self._listed(
             [
-                f"{amount.group(0)} {of} "
+                (f"{amount.group(0)} {of} " if amount else "")
                 + (foods[0]["name"] if " ".join(words) == name else " ".join(words))
-                for amount, words in asked
+                for _, amount, words in asked
             ]
         )
         to_meal = self._to_meal(meal)
@@ -413,11 +464,18 @@ class NutritionIntents(Intents):
         the request before, logged with those grams."""
         asked = fold(previous)
         grams = GRAMS.search(said)
-        if (
-            grams is None
-            or food_words(said[: grams.start()] + said[grams.end() :])
-            or GRAMS.search(asked)
-            or not (asks_to_log(asked) or ATE.search(asked) or meal_eaten(asked))
+        if grams is None or food_words(said[: grams.start()] + said[grams.end() :]):
+            return None
+        several = foods_asked(asked) if GRAMS.search(asked) else []
+        without = [food for food in several if food.amount is None]
+        if len(several) > 1 and len(without) == 1:
+            # "120 g" for the banana of "60 g de avena y un plátano": the request
+            # again, with those grams.
+            at = without[0].start
+            again = f"{asked[:at]} {grams.group(0)} {self._t('de', 'of')} {asked[at:]}"
+            return self._add_food(again, results, offered, earlier)
+        if GRAMS.search(asked) or not (
+            asks_to_log(asked) or ATE.search(asked) or meal_eaten(asked)
         ):
             return None
         food = food_named(asked)
