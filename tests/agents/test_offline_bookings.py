@@ -458,3 +458,15 @@ def test_the_polite_imperative_still_cancels(client, agent):
 
     assert reply == "Reserva cancelada."
     assert Booking.objects.get().status == "cancelled"
+
+
+def test_a_booking_of_a_day_she_has_none_on_is_said_so_not_none_at_all(client, agent):
+    """ "Cancela la del viernes" with a booking on another day said she had no
+    booking at all."""
+    started = with_one_booking(client, agent)
+    later = business_today(business=agent.business) + datetime.timedelta(days=LATER + 1)
+
+    reply = reply_to(send(client, started, f"Cancela la del {later.isoformat()}"))
+
+    assert reply == f"No tienes ninguna reserva el {later.isoformat()}."
+    assert Booking.objects.filter(status="confirmed").count() == 1

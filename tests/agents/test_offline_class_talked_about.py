@@ -1,6 +1,7 @@
 """The demo model and the class just talked about (booked, or the only one
 listed): its time, room and instructor asked about, another time of it booked,
-and «no puedo ir» answered with how to cancel it, never a cancellation."""
+and «no puedo ir» answered with how to cancel it, never a cancellation; and a
+time said right after asking about a day, looked for on that day."""
 
 from __future__ import annotations
 
@@ -121,3 +122,21 @@ def test_when_is_it_after_a_booking_chosen_from_several_is_that_booking(client, 
     assert when == f"Spinning es el {day} 09:00 en Sala 1."
     assert cannot.startswith(f"Si quieres cancelar tu plaza en Spinning el {day} 09:00")
     assert Booking.objects.get().status == "confirmed"
+
+
+def test_a_time_said_after_a_day_with_none_of_that_kind_looks_on_that_day(
+    client, agent
+):
+    """ "Apúntame a las 9" right after "¿hay pilates el …?" found none booked
+    today's class at 9, whatever it was: it is that day's pilates that she
+    means, and there is none."""
+    day, _ = classes_on_a_later_day(agent, "Yoga", "Spinning")
+    started = member_conversation(client, agent)
+    assert reply_to(send(client, started, f"¿Hay pilates el {day}?")) == (
+        f"No hay clases de pilates el {day}."
+    )
+
+    reply = reply_to(send(client, started, "Apúntame a las 9"))
+
+    assert reply == f"No hay clases de pilates a las 9 el {day}."
+    assert not Booking.objects.exists()

@@ -10,14 +10,12 @@ from django.utils import timezone
 
 from gymnasia.classes.models import Booking, ClassSession, ClassType
 from gymnasia.gyms.models import Member
-from gymnasia.gyms.selectors import business_today
 from tests.agents.api_client import identity, send, start
 from tests.agents.offline_kit import (
     LATER,
     classes_on_a_later_day,
     member_conversation,
     reply_to,
-    with_one_booking,
 )
 from tools.models import ToolCallLog
 
@@ -490,33 +488,3 @@ def test_book_me_after_a_list_of_one_kind_asks_which_of_them(client, agent, said
         f"Hay varias: Pilates {day} 08:00, Pilates {day} 10:00. ¿Cuál reservo?"
     )
     assert not Booking.objects.exists()
-
-
-def test_a_time_said_after_a_day_with_none_of_that_kind_looks_on_that_day(
-    client, agent
-):
-    """ "Apúntame a las 9" right after "¿hay pilates el …?" found none booked
-    today's class at 9, whatever it was: it is that day's pilates that she
-    means, and there is none."""
-    day, _ = classes_on_a_later_day(agent, "Yoga", "Spinning")
-    started = member_conversation(client, agent)
-    assert reply_to(send(client, started, f"¿Hay pilates el {day}?")) == (
-        f"No hay clases de pilates el {day}."
-    )
-
-    reply = reply_to(send(client, started, "Apúntame a las 9"))
-
-    assert reply == f"No hay clases de pilates a las 9 el {day}."
-    assert not Booking.objects.exists()
-
-
-def test_a_booking_of_a_day_she_has_none_on_is_said_so_not_none_at_all(client, agent):
-    """ "Cancela la del viernes" with a booking on another day said she had no
-    booking at all."""
-    started = with_one_booking(client, agent)
-    later = business_today(business=agent.business) + datetime.timedelta(days=LATER + 1)
-
-    reply = reply_to(send(client, started, f"Cancela la del {later.isoformat()}"))
-
-    assert reply == f"No tienes ninguna reserva el {later.isoformat()}."
-    assert Booking.objects.filter(status="confirmed").count() == 1

@@ -217,9 +217,11 @@ class ClassIntents(Intents):
             kind = kind or fold(like["class"])
             day = day or datetime.date.fromisoformat(when_of(like)[:10])
             shown = []  # not the list shown before that booking
-        asked = before.get("list_classes", {})
-        if not (day or like or shown) and asked.get("date_from") == asked.get(
-            "date_to"
+        asked = before.get("list_classes")
+        if (
+            asked
+            and not (day or like or shown)
+            and asked.get("date_from") == asked.get("date_to")
         ):
             # "Apúntame a las 9" right after asking about a day that had none of
             # the classes asked about: that day's, of that kind, never today's.

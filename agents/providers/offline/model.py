@@ -28,7 +28,8 @@ from agents.providers.offline.account import FREEZE_WORDS, AccountIntents
 from agents.providers.offline.bookings import BookingIntents
 from agents.providers.offline.classes import ClassIntents
 from agents.providers.offline.diary import DiaryIntents, just_logged
-from agents.providers.offline.nutrition import NutritionIntents, request_of
+from agents.providers.offline.food_log import FoodLogIntents, request_of
+from agents.providers.offline.nutrients import NutrientIntents
 from agents.providers.offline.words import (
     GRAMS,
     asks_nutrients,
@@ -79,7 +80,12 @@ GREETING = re.compile(
 
 
 class OfflineProvider(
-    AccountIntents, BookingIntents, ClassIntents, DiaryIntents, NutritionIntents
+    AccountIntents,
+    BookingIntents,
+    ClassIntents,
+    DiaryIntents,
+    FoodLogIntents,
+    NutrientIntents,
 ):
     """A scripted model that answers from tool results, in ``language``."""
 

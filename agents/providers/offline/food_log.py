@@ -1,6 +1,6 @@
-"""The offline demo model's intents about food: a food's nutrients, and adding a
-food to a meal (with the follow-ups of its questions: which food, how many
-grams)."""
+"""The offline demo model's intents about logging food: adding a food (or
+several) to a meal, with the follow-ups of its questions: which food, how many
+grams. A food's nutrients are in ``nutrients``."""
 
 from __future__ import annotations
 
@@ -15,7 +15,6 @@ from agents.providers.offline.words import (
     GRAMS,
     MEAL_VERBS,
     asks_how_much,
-    asks_nutrients,
     asks_what,
     asks_whether,
     day_named,
@@ -118,70 +117,7 @@ POINTS_BACK = re.compile(
 )
 
 
-class NutritionIntents(Intents):
-    def _nutrients(
-        self,
-        said: str,
-        results: dict[str, Any],
-        offered: set[str],
-        again: bool = False,
-    ) -> Any:
-        """A food's nutrients from the catalog; ``again``: the question of the turn
-        before, asked of another food ("and in 150 g of rice?")."""
-        if not (again or asks_nutrients(said)):
-            return None
-        words = food_words(said)
-        if not words:
-            return None
-        # Every word said first ("arroz integral"); when no food has them all
-        # ("pollo asado"), each word in turn, and the answer says so.
-        queries = [" ".join(words), *(words if len(words) > 1 else [])]
-        searches = results.get("search_foods", [])
-        if not searches:
-            return self._unavailable("search_foods", offered) or self._call(
-                "search_foods", {"query": queries[0]}
-            )
-        result = searches[-1]
-        if result.get("status") == "no_results" and len(searches) < len(queries):
-            return self._call("search_foods", {"query": queries[len(searches)]})
-        if result.get("status") == "no_results":
-            return self._t(
-                f"No he encontrado ningún alimento que coincida con «{queries[0]}» "
-                "en el catálogo del gimnasio.",
-                f"I found no food matching “{queries[0]}” in the gym's catalog.",
-            ), []
-        if result.get("status") != "ok":
-            return self._t(
-                "No puedo consultar el catálogo de alimentos ahora mismo. ",
-                "I cannot reach the food catalog right now. ",
-            ) + self._failure(result), []
-        lines = []
-        for food in result["foods"]:
-            per = food["per_100g"]
-            carbs, protein, fat, kcal = (
-                self._n(per[key])
-                for key in ("carbohydrates_g", "protein_g", "fat_g", "kcal")
-            )
-            lines.append(
-                self._t(
-                    f"- {food['name']}: {carbs} g de hidratos de carbono, {protein} g "
-                    f"de proteínas, {fat} g de grasas y {kcal} kcal por 100 g.",
-                    f"- {food['name']}: {carbs} g of carbohydrates, {protein} g of "
-                    f"protein, {fat} g of fat and {kcal} kcal per 100 g.",
-                )
-            )
-        head = self._t(
-            "Según el catálogo del gimnasio:", "According to the gym's catalog:"
-        )
-        if len(searches) > 1:
-            query = queries[len(searches) - 1]
-            head = self._t(
-                f"El catálogo del gimnasio no tiene «{queries[0]}»; con «{query}» "
-                "tiene:",
-                f"The gym's catalog has no “{queries[0]}”; with “{query}” it has:",
-            )
-        return head + "\n" + "\n".join(lines), []
-
+class FoodLogIntents(Intents):
     def _add_food(
         self,
         said: str,
@@ -198,9 +134,8 @@ class NutritionIntents(Intents):
             return None  # "Did I log 100 g of chicken?" asks of her diary
         grams = GRAMS.search(said)
         food_said = said[grams.end() :] if grams else ""
-        amounts = list(GRAMS.finditer(said))
         logs = asks_to_log(said) or ATE.search(said) or meal_eaten(said)
-        several = foods_asked(said) if logs and amounts and not asks_what(said) else []
+        several = foods_asked(said) if logs and grams and not asks_what(said) else []
         if len(several) > 1:
             return self._add_foods(said, several, results, offered, earlier)
         # "He comido 200 g de arroz", "I ate 200 g of rice", "he cenado 2
@@ -466,17 +401,17 @@ class NutritionIntents(Intents):
         grams = GRAMS.search(said)
         if grams is None or food_words(said[: grams.start()] + said[grams.end() :]):
             return None
-        several = foods_asked(asked) if GRAMS.search(asked) else []
-        without = [food for food in several if food.amount is None]
-        if len(several) > 1 and len(without) == 1:
+        if GRAMS.search(asked):
             # "120 g" for the banana of "60 g de avena y un plátano": the request
             # again, with those grams.
+            several = foods_asked(asked)
+            without = [food for food in several if food.amount is None]
+            if len(several) < 2 or len(without) != 1:
+                return None
             at = without[0].start
             again = f"{asked[:at]} {grams.group(0)} {self._t('de', 'of')} {asked[at:]}"
             return self._add_food(again, results, offered, earlier)
-        if GRAMS.search(asked) or not (
-            asks_to_log(asked) or ATE.search(asked) or meal_eaten(asked)
-        ):
+        if not (asks_to_log(asked) or ATE.search(asked) or meal_eaten(asked)):
             return None
         food = food_named(asked)
         if not food:
