@@ -4,6 +4,7 @@ booking one (also the first, second or last of the list just shown)."""
 from __future__ import annotations
 
 import datetime
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -42,6 +43,15 @@ BOOK_WORDS = (
 )
 #: "What is on" a day, as members type it.
 WHATS_ON = ("que hay", "what's on", "whats on", "what is on")
+#: A question about the places left in classes ("¿cuántas plazas quedan?", "¿hay
+#: sitio?", "any spots left?"), not about her own place ("¿tengo plaza?").
+PLACES_LEFT = re.compile(
+    r"\b(?:plazas?|sitios?|huecos?)\b.*\b(?:quedan?|libres?)\b"
+    r"|\b(?:quedan?|hay)\b.*\b(?:plazas?|sitio|hueco)\b"
+    r"|\b(?:places?|spots?|spaces?|seats?|room)\b.*\b(?:left|free|available)\b"
+    r"|\b(?:any|how many)\b.*\b(?:places?|spots?|spaces?|seats?)\b"
+    r"|\bis there (?:any )?room\b"
+)
 
 
 class ClassIntents(Intents):
@@ -51,29 +61,47 @@ class ClassIntents(Intents):
         results: dict[str, Any],
         offered: set[str],
         like: Mapping[str, Any] | None = None,
+        before: Mapping[str, dict[str, Any]] | None = None,
+        previous: str = "",
     ) -> Any:
         """A day's (or the week's) classes; ``like``: the arguments of the list
         asked for just before, of which this is the same question for another
-        day ("¿y el sábado?": the same kind of class)."""
+        day ("¿y el sábado?": the same kind of class), or for one of its classes
+        ("¿y la de las 19:00?"). The places left ("¿cuántas plazas quedan?") are
+        read again (places change), of the classes named, or else of those of the
+        list asked for just before (``before``, in the part of the day her
+        ``previous`` message named)."""
+        places = bool(PLACES_LEFT.search(said))
+        day = day_named(said, self.today)
+        part_before = None
+        if places and like is None and not day and before:
+            like = before.get("list_classes")
+            if like is not None:
+                part_before = part_of_day_named(previous)
+        if like is not None and not places:
+            # "¿Y el sábado?", "¿y en la de las 19:00?" after asking for places.
+            places = bool(PLACES_LEFT.search(previous))
         kind = kind_named(said) or (like or {}).get("class_type")
         asked = (
             has(said, "clase", "horario", "class", "schedule")
             or kind_named(said)
             # "¿Qué hay el viernes?", "What's on on Friday?"
-            or (has(said, *WHATS_ON) and day_named(said, self.today))
+            or (has(said, *WHATS_ON) and day)
+            or places
         )
         if not (asked or like is not None):
             return None
+        if day:
+            first, last = day, day
+        elif like and like.get("date_from") and like.get("date_to"):
+            first = datetime.date.fromisoformat(like["date_from"])
+            last = datetime.date.fromisoformat(like["date_to"])
+        else:
+            first, last = self.today, self.today + datetime.timedelta(days=6)
         if "list_classes" not in results:
-            day = day_named(said, self.today)
-            start, end = (
-                (day, day)
-                if day
-                else (self.today, self.today + datetime.timedelta(days=6))
-            )
             arguments: dict[str, Any] = {
-                "date_from": start.isoformat(),
-                "date_to": end.isoformat(),
+                "date_from": first.isoformat(),
+                "date_to": last.isoformat(),
             }
             if kind:
                 arguments["class_type"] = kind
@@ -82,38 +110,84 @@ class ClassIntents(Intents):
             )
         result = results["list_classes"][-1]
         if result.get("status") == "no_results":
-            return self._none_scheduled(said, kind), []
+            return self._none_scheduled(first, last, kind), []
         if result.get("status") != "ok":
             return self._failure(result), []
         sessions = result["sessions"]
-        part = part_of_day_named(said)
+        time = time_named(said)
+        # "A las 7 de la tarde" is an hour, not the whole afternoon.
+        part = (part_of_day_named(said) or part_before) if time is None else None
         if part is not None:
             # "¿Qué clases hay el jueves por la tarde?": those of the afternoon.
             sessions = [s for s in sessions if _in_part(s, part)]
             if not sessions:
-                return self._none_scheduled(said, kind, part), []
+                return self._none_scheduled(first, last, kind, part), []
+        if time is not None:
+            # "¿Cuántas plazas quedan en la de las 19:00?": that class.
+            sessions = [s for s in sessions if _at(s, time)]
+            if not sessions:
+                return self._no_such_class(kind, time, first, last), []
+        if places:
+            return self._places_left(sessions), []
         lines = [
-            f"- {s['class']} {when_of(s)} ({s['room']}, "
-            + (
-                self._t("ya tienes plaza)", "you are booked)")
-                if s.get("member_booked")
-                else self._t(
-                    f"{s['places_left']} plazas libres)",
-                    f"{s['places_left']} places left)",
-                )
-            )
+            f"- {s['class']} {when_of(s)} ({s['room']}, {self._places_of(s)})"
             for s in sessions[:CLASSES_SHOWN]
         ]
-        more = len(sessions) - CLASSES_SHOWN
-        if more > 0:
-            # A list cut short says so: what is not shown is not "none".
-            lines.append(
-                self._t(
-                    f"Y {more} más: dime una clase o un día para acotar la lista.",
-                    f"And {more} more: name a class or a day to narrow the list.",
-                )
+        return self._t("Clases:", "Classes:") + "\n" + "\n".join(
+            lines + self._more(sessions)
+        ), []
+
+    def _places_of(self, session: Mapping[str, Any]) -> str:
+        """A class's places as a list line says them."""
+        left = session["places_left"]
+        if session.get("member_booked"):
+            return self._t("ya tienes plaza", "you are booked")
+        if left <= 0:
+            return self._t("completa", "full")
+        if left == 1:
+            return self._t("1 plaza libre", "1 place left")
+        return self._t(f"{left} plazas libres", f"{left} places left")
+
+    def _places_left(self, sessions: list[dict[str, Any]]) -> str:
+        """The places left in the classes asked about: a sentence for one."""
+        if len(sessions) > 1:
+            lines = [
+                f"- {s['class']} {when_of(s)} ({s['room']}): {self._places_of(s)}"
+                for s in sessions[:CLASSES_SHOWN]
+            ]
+            return (
+                self._t("Plazas libres:", "Places left:")
+                + "\n"
+                + "\n".join(lines + self._more(sessions))
             )
-        return self._t("Clases:", "Classes:") + "\n" + "\n".join(lines), []
+        [session] = sessions
+        left = session["places_left"]
+        es = f"{session['class']} el {when_of(session)} ({session['room']})"
+        en = f"{session['class']} on {when_of(session)} ({session['room']})"
+        if session.get("member_booked"):
+            return self._t(
+                f"Ya tienes plaza en {es}.", f"You already have a place in {en}."
+            )
+        if left <= 0:
+            return self._t(f"{es} está completa.", f"{en} is full.")
+        if left == 1:
+            return self._t(f"Queda 1 plaza en {es}.", f"There is 1 place left in {en}.")
+        return self._t(
+            f"Quedan {left} plazas en {es}.", f"There are {left} places left in {en}."
+        )
+
+    def _more(self, sessions: list[dict[str, Any]]) -> list[str]:
+        """The line that says a list was cut short: what is not shown is not
+        "none"."""
+        more = len(sessions) - CLASSES_SHOWN
+        if more <= 0:
+            return []
+        return [
+            self._t(
+                f"Y {more} más: dime una clase o un día para acotar la lista.",
+                f"And {more} more: name a class or a day to narrow the list.",
+            )
+        ]
 
     def _days_meant(
         self,
@@ -163,30 +237,37 @@ class ClassIntents(Intents):
         return self._t(f"No hay ninguna clase {when}.", f"There is no class {when}.")
 
     def _none_scheduled(
-        self, said: str, kind: str | None, part: PartOfDay | None = None
+        self,
+        first: datetime.date,
+        last: datetime.date,
+        kind: str | None,
+        part: PartOfDay | None = None,
     ) -> str:
-        """No class to list: of the kind, in the part of the day and on the day
-        asked about, when named ("no yoga tomorrow" is not "no classes
-        tomorrow")."""
-        day = day_named(said, self.today)
+        """No class to list: of the kind, in the part of the day and on the days
+        asked about ("no yoga tomorrow" is not "no classes tomorrow")."""
         es_kind = f" de {kind}" if kind else ""
         en_kind = f" {kind}" if kind else ""
         es_part = f" {part.spanish}" if part else ""
         en_part = f" {part.english}" if part else ""
-        if day == self.today:
+        if first == last == self.today:
             # The classes already begun are not listed: none is left today.
             return self._t(
                 f"Hoy no quedan clases{es_kind}{es_part}.",
                 f"There are no more{en_kind} classes today{en_part}.",
             )
-        if day:
+        if first == last:
             return self._t(
-                f"No hay clases{es_kind}{es_part} el {day.isoformat()}.",
-                f"There are no{en_kind} classes{en_part} on {day.isoformat()}.",
+                f"No hay clases{es_kind}{es_part} el {first.isoformat()}.",
+                f"There are no{en_kind} classes{en_part} on {first.isoformat()}.",
+            )
+        if (first, last) == (self.today, self.today + datetime.timedelta(days=6)):
+            return self._t(
+                f"No hay clases{es_kind}{es_part} en los próximos 7 días.",
+                f"There are no{en_kind} classes{en_part} in the next 7 days.",
             )
         return self._t(
-            f"No hay clases{es_kind}{es_part} en los próximos 7 días.",
-            f"There are no{en_kind} classes{en_part} in the next 7 days.",
+            f"No hay clases{es_kind}{es_part} del {first} al {last}.",
+            f"There are no{en_kind} classes{en_part} from {first} to {last}.",
         )
 
     def _book(

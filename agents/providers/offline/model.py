@@ -134,7 +134,7 @@ class OfflineProvider(
             self._change_entry,
             partial(self._add_food, earlier=earlier, previous=previous),
             self._diary,
-            self._classes,
+            partial(self._classes, before=before, previous=fold(previous)),
             self._membership,
             self._nutrients,
         ):
@@ -255,6 +255,15 @@ class OfflineProvider(
         if "book_class" in before and booked and goes_on and time_named(said):
             # "Y también el de las 19:00" right after a booking: another class.
             return self._book(said, results, offered, earlier, before, like=booked)
+        if "list_classes" in before and goes_on and time_named(said):
+            # "¿Y en la de las 19:00?" after a list, or the places left in it.
+            return self._classes(
+                said,
+                results,
+                offered,
+                like=before["list_classes"],
+                previous=fold(previous),
+            )
         if day_named(said, self.today) is None:
             asked_of_a_food = set(before) == {"search_foods"}  # not a food logged
             if asked_of_a_food and goes_on and not has(said, "gracias", "thank"):
@@ -263,7 +272,9 @@ class OfflineProvider(
             return None
         if "list_classes" in before:
             like = before["list_classes"] if goes_on else {}
-            return self._classes(said, results, offered, like=like)
+            return self._classes(
+                said, results, offered, like=like, previous=fold(previous)
+            )
         if "get_meal_diary" in before:
             return self._diary(said, results, offered, again=True)
         return None
