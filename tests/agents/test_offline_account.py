@@ -7,7 +7,7 @@ import datetime
 
 import pytest
 
-from agents.providers.offline.words import period_named
+from agents.providers.offline.words import period_named, period_of_a_length
 from agents.verdict import SENTENCES
 from approvals.models import PendingAction
 from gymnasia.gyms.models import Member
@@ -373,3 +373,83 @@ def test_a_freeze_of_two_weeks_on_days_said_as_ordinals_is_those_days(client, ag
     action = PendingAction.objects.get()
     year = action.arguments["start"][:4]
     assert action.arguments == {"start": f"{year}-02-02", "end": f"{year}-02-16"}
+
+
+@pytest.mark.parametrize(
+    ("said", "period"),
+    [
+        ("dos semanas desde el 5 de enero", ("2027-01-05", "2027-01-18")),
+        ("two weeks from January 5", ("2027-01-05", "2027-01-18")),
+        ("for 10 days from the 3rd of February", ("2027-02-03", "2027-02-12")),
+        ("una quincena a partir del 1 de marzo", ("2027-03-01", "2027-03-15")),
+        ("a fortnight until March 20", ("2027-03-07", "2027-03-20")),
+        ("una semana desde 2026-12-14", ("2026-12-14", "2026-12-20")),
+        ("una semana desde mañana", ("2026-12-01", "2026-12-07")),
+        # A length without one day of it, or with two: not this.
+        ("2 semanas en agosto", None),
+        ("dos semanas, del 2 al 16 de febrero", None),
+        ("una semana", None),
+    ],
+)
+def test_the_period_a_length_and_one_day_name(said, period):
+    named = period_of_a_length(fold(said), TODAY)
+    assert (named and tuple(d.isoformat() for d in named)) == period
+
+
+def test_a_freeze_said_by_its_length_and_first_day_is_said_back_then_asked(
+    client, agent
+):
+    """It asked her which days, though she had said them."""
+    started = member_conversation(client, agent)
+    year = business_today(business=agent.business).year + 1
+
+    reply = reply_to(
+        send(
+            client, started, "Quiero congelar mi cuota dos semanas desde el 5 de enero"
+        )
+    )
+
+    assert reply == (
+        f"¿Del {year}-01-05 al {year}-01-18? Si es así, dime «sí» y lo pido; si no, "
+        "dime los días."
+    )
+    assert not ToolCallLog.objects.exists()
+    reply = reply_to(send(client, started, "Sí, por favor"))
+    assert PendingAction.objects.get().arguments == {
+        "start": f"{year}-01-05",
+        "end": f"{year}-01-18",
+    }
+    assert reply == (
+        SENTENCES["es"]["waits"]
+        + f"\n\nLa congelación del {year}-01-05 al {year}-01-18 queda pendiente de "
+        "que el equipo la apruebe."
+    )
+
+
+def test_a_freeze_said_by_its_length_is_asked_for_on_other_days_if_she_says(
+    client, agent
+):
+    started = member_conversation(client, agent)
+    year = business_today(business=agent.business).year + 1
+    send(client, started, "Freeze my membership for two weeks from January 5")
+
+    reply = reply_to(send(client, started, "No"))
+
+    assert reply == (
+        "De acuerdo: no lo pido. Si quieres congelarla otros días, dímelos."
+    )
+    send(client, started, "Del 5 al 19 de enero")
+    assert PendingAction.objects.get().arguments == {
+        "start": f"{year}-01-05",
+        "end": f"{year}-01-19",
+    }
+
+
+def test_a_yes_with_no_freeze_said_back_freezes_nothing(client, agent):
+    started = member_conversation(client, agent)
+    send(client, started, "Congela mi cuota 2 semanas en agosto")
+
+    send(client, started, "Sí")
+
+    assert not ToolCallLog.objects.filter(tool_name="freeze_membership").exists()
+    assert not PendingAction.objects.exists()

@@ -71,6 +71,9 @@ def test_a_refund_of_no_payment_in_particular_asks_which(client, agent, payments
         ("Devuélveme el pago de la toalla", "towel", 12.5),
         ("Devuélveme el último pago", "fee", 45),
         ("Devuélveme 10 euros de la cuota", "fee", 10),
+        ("Quiero que me devolváis el último pago", "fee", 45),
+        ("¿Me podéis devolver lo de la toalla?", "towel", 12.5),
+        ("I want my money back for the last payment", "fee", 45),
     ],
 )
 def test_the_payment_named_is_the_one_asked_to_refund(
@@ -110,12 +113,17 @@ def test_her_payments_are_listed_newest_first_and_nothing_is_refunded(
     assert not PendingAction.objects.exists()
 
 
-def test_payments_asked_for_without_stripe_connected_are_out_of_reach(client, agent):
+@pytest.mark.parametrize(
+    "said", ["¿Cuánto pagué el mes pasado?", "Quiero que me devolváis el último pago"]
+)
+def test_payments_asked_for_without_stripe_connected_are_out_of_reach(
+    client, agent, said
+):
     """At the demo gym, whose Stripe account is not connected, it answered with
     what it can do; no payment tool is offered, so it says it cannot."""
     started = member_conversation(client, agent)
 
-    reply = reply_to(send(client, started, "¿Cuánto pagué el mes pasado?"))
+    reply = reply_to(send(client, started, said))
 
     assert reply.startswith("Eso no lo puedo hacer desde aquí.")
     assert not ToolCallLog.objects.exists()

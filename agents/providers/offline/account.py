@@ -13,11 +13,13 @@ from agents.providers.offline.words import (
     ISO_DATE,
     MEMBERSHIP_STATES,
     TAKE_AWAY,
+    agrees,
     asks_for,
     asks_how,
     has,
     kind_named,
     period_named,
+    period_of_a_length,
 )
 from gymnasia.text import fold
 
@@ -170,29 +172,55 @@ class AccountIntents(Intents):
         results: dict[str, Any],
         offered: set[str],
         previous: str = "",
+        before_previous: str = "",
     ) -> Any:
         """A freeze asked for, with its days, or the days asked for; ``previous``:
         the member's message before, whose freeze she may be giving the days of
-        ("From January 5 to January 19" after «which days?»)."""
+        ("From January 5 to January 19" after «which days?»), or saying yes to
+        the days its length made ("two weeks from January 5": the 5th to the
+        18th?); ``before_previous``: the one before it, when she said no to
+        those days and is giving others."""
+        previous = fold(previous)
+        proposed = _proposed_days(previous, self.today)
+        days_asked = _asked_for_the_days(previous, self.today) or bool(
+            NO.fullmatch(previous) and _proposed_days(fold(before_previous), self.today)
+        )
+        if proposed is not None and NO.fullmatch(said):
+            return self._t(
+                "De acuerdo: no lo pido. Si quieres congelarla otros días, dímelos.",
+                "All right: I will not ask for it. If you want to freeze it on "
+                "other days, tell me which.",
+            ), []
         if not (
             asks_for(said, *FREEZE_WORDS)
             or (
-                _asked_for_the_days(fold(previous), self.today)
+                days_asked
                 and period_named(said, self.today)
                 # Days of another question ("¿qué clases hay del 5 al 10?").
                 and not has(said, *OTHER_SUBJECTS)
             )
+            or (proposed is not None and agrees(said))
         ):
             return None
         if has(said, *UNDO) and "freeze_membership" not in results:
             # No tool undoes a freeze or withdraws a request: never a new freeze.
             return self._freeze_not_undone(), []
+        period = proposed if agrees(said) else period_named(said, self.today)
         if "freeze_membership" not in results:
-            period = period_named(said, self.today)
             if period is None and _asks_about_freezes(said):
                 return None  # a question about her freezes, for _membership
-            if period is not None and _a_length_only(said):
-                period = None  # "2 semanas en agosto": which two weeks?
+            if period is not None and period is not proposed and _a_length_only(said):
+                # "Dos semanas desde el 5 de enero": those days, said back to her
+                # before anything is asked of staff; "2 semanas en agosto": which?
+                days = _proposed_days(said, self.today)
+                if days is not None:
+                    return self._t(
+                        f"¿Del {days[0]} al {days[1]}? Si es así, dime «sí» y lo "
+                        "pido; si no, dime los días.",
+                        f'From {days[0]} to {days[1]}? If so, say "yes" and I '
+                        "will ask for it; if not, tell me the days.",
+                    ), []
+                period = None
             if period is None:
                 return self._t(
                     "¿Desde qué día y hasta qué día quieres congelar la cuota?",
@@ -210,6 +238,14 @@ class AccountIntents(Intents):
                 f"Cuota congelada del {freeze['start']} al {freeze['end']}.",
                 f"Membership frozen from {freeze['start']} to {freeze['end']}.",
             ), []
+        if result.get("status") == "pending_approval" and period is not None:
+            start, end = period
+            return self._t(
+                f"La congelación del {start} al {end} queda pendiente de que el "
+                "equipo la apruebe.",
+                f"The freeze from {start} to {end} is waiting for the staff's "
+                "approval.",
+            ), []
         return self._failure(result), []
 
     def _freeze_not_undone(self) -> str:
@@ -221,7 +257,7 @@ class AccountIntents(Intents):
         )
 
     def _refund(self, said: str, results: dict[str, Any], offered: set[str]) -> Any:
-        if not asks_for(said, "devolu", "reembols", "devuelve", "refund"):
+        if not asks_for(said, *ASKS_REFUND):
             return None
         if asks_how(said):
             return self._unavailable("refund_payment", offered) or (
@@ -384,6 +420,20 @@ def _asked_for_the_days(said: str, today: datetime.date) -> bool:
     )
 
 
+#: A plain no ("no", "no, gracias").
+NO = re.compile(r"\W*(?:no|nope)(?:\W+(?:gracias|thanks))?\W*")
+
+
+def _proposed_days(
+    said: str, today: datetime.date
+) -> tuple[datetime.date, datetime.date] | None:
+    """The days of a (folded) freeze request said by its length and one day
+    ("two weeks from January 5"), which are said back to her to agree to."""
+    if not has(said, *FREEZE_WORDS) or has(said, *UNDO) or not _a_length_only(said):
+        return None
+    return period_of_a_length(said, today)
+
+
 def _asks_about_freezes(said: str) -> bool:
     """Whether a (folded) message asks about the membership's freezes ("¿tengo
     alguna congelación?", "is my membership frozen?") rather than for one
@@ -415,10 +465,13 @@ def _a_length_only(said: str) -> bool:
     return len(days) < 2 and len(ISO_DATE.findall(said)) < 2
 
 
+#: Words that ask for money back ("devuélveme", "me podéis devolver…").
+ASKS_REFUND = ("devolu", "devolv", "devuelv", "reembols", "refund", "money back")
 #: Words of a refund request that name no payment.
 REFUND_WORDS = (
     "devuel",
     "devolu",
+    "devolv",
     "reembols",
     "refund",
     "pago",

@@ -119,7 +119,11 @@ class OfflineProvider(
             ), []
         for intent in (
             partial(self._undo, just=heard.just),
-            partial(self._freeze, previous=previous),
+            partial(
+                self._freeze,
+                previous=previous,
+                before_previous=heard.before_previous,
+            ),
             self._refund,
             self._payments,
             partial(self._person, message=message),

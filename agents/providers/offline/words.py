@@ -287,6 +287,19 @@ def impossible_date(said: str) -> str | None:
     return None
 
 
+#: A short yes to a question the assistant asked ("sí", "vale", "yes, please").
+AGREES = re.compile(
+    r"\W*(?:si|vale|ok|okay|de acuerdo|perfecto|correcto|eso es|claro|yes|yeah|yep"
+    r"|sure|right|that's right|go ahead)"
+    r"(?:\W+(?:por favor|please|gracias|thanks|pidelo|hazlo|do it|asi))*\W*"
+)
+
+
+def agrees(said: str) -> bool:
+    """Whether a (folded) message is only a yes."""
+    return AGREES.fullmatch(said) is not None
+
+
 def declines(said: str) -> bool:
     """Whether a (folded) message declines a change rather than asking for one."""
     return DECLINES.search(said) is not None
@@ -401,6 +414,58 @@ def period_named(
             start = today + datetime.timedelta(days=1)
         return start, following - datetime.timedelta(days=1)
     return None
+
+
+#: How long something lasts, as said: "dos semanas", "10 days", "una quincena".
+LENGTH = re.compile(
+    r"\b(\d{1,3}|una?|one|a|dos|two|tres|three|cuatro|four)\s+"
+    r"(semanas?|weeks?|dias|days?)\b"
+    r"|\b(?:una |a )?(quincena|fortnight)\b"
+)
+NUMBER_WORDS = {"un": 1, "una": 1, "one": 1, "a": 1, "dos": 2, "two": 2}
+NUMBER_WORDS |= {"tres": 3, "three": 3, "cuatro": 4, "four": 4}
+
+
+def length_named(said: str) -> int | None:
+    """How many days a (folded) message says something lasts ("dos semanas": 14;
+    a quincena is 15 days, a fortnight 14)."""
+    found = LENGTH.search(said)
+    if found is None:
+        return None
+    if found.group(3):
+        return 15 if found.group(3) == "quincena" else 14
+    count = found.group(1)
+    number = int(count) if count.isdigit() else NUMBER_WORDS[count]
+    return number * (7 if found.group(2).startswith(("semana", "week")) else 1)
+
+
+def period_of_a_length(
+    said: str, today: datetime.date
+) -> tuple[datetime.date, datetime.date] | None:
+    """The days a (folded) message names by a length and one day: the length
+    from that day ("dos semanas desde el 5 de enero": the 5th to the 18th), or
+    up to it ("10 days until March 20"); None without both."""
+    length = length_named(said)
+    if not length:
+        return None
+    rest = LENGTH.sub(" ", said)
+    month = _month_named(rest)
+    days = [int(day) for day in DAYS_OF_MONTH.findall(ISO_DATE.sub(" ", rest))]
+    day: datetime.date | None
+    if month is not None and len(days) == 1 and len(ISO_DATE.findall(rest)) == 0:
+        year = today.year + (1 if month < today.month else 0)
+        found = _days_of(year, month, days[0], days[0], today)
+        day = found[0] if found else None
+    elif month is None and not days:
+        day = day_named(rest, today)  # an ISO date, "mañana", "el lunes"
+    else:
+        day = None
+    if day is None:
+        return None
+    span = datetime.timedelta(days=length - 1)
+    if has(rest, "hasta", "until", "till"):
+        return day - span, day
+    return day, day + span
 
 
 def _month_named(said: str) -> int | None:
