@@ -222,6 +222,10 @@ def test_a_food_without_grams_is_asked_for_them(client, agent):
         ("Necesito registrar 100 g de avena en la cena de mañana", "dinner"),
         ("Mañana desayuné 100 g de avena", "breakfast"),
         ("Mañana he cenado 100 g de avena", "dinner"),
+        # Grams, a food and a meal, and no verb: what else could it ask?
+        ("100 g de avena en la cena de mañana", "dinner"),
+        ("Y 100 g de avena para el desayuno de mañana", "breakfast"),
+        ("100 g of oats for tomorrow's breakfast", "breakfast"),
     ],
 )
 def test_a_food_put_in_a_meal_or_eaten_at_one_is_logged(client, agent, said, meal):
@@ -366,6 +370,23 @@ def test_food_said_eaten_with_its_grams_is_logged(client, agent, said, meal):
         meal,
         200,
     )
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "¿Cuántas calorías tienen 100 g de avena en el desayuno?",
+        "¿Qué tal 100 g de avena para el desayuno?",
+        "¿Es bueno tomar 100 g de avena en el desayuno?",
+    ],
+)
+def test_grams_of_a_food_for_a_meal_in_a_question_log_nothing(client, agent, said):
+    started = member_conversation(client, agent)
+
+    send(client, started, said)
+
+    assert not MealEntry.objects.exists()
+    assert not ToolCallLog.objects.filter(tool_name="add_food_to_meal").exists()
 
 
 def test_a_question_about_a_meals_grams_logs_nothing(client, agent):

@@ -210,6 +210,32 @@ def test_the_grams_she_gives_when_asked_log_the_food_she_asked_for(
     assert (entry.food.name, entry.grams, entry.meal) == ("Manzana", 150, "snack")
 
 
+@pytest.mark.parametrize(
+    ("sub", "asked"),
+    [
+        ("socio-1001", "Añade 200 ml de leche al desayuno"),
+        ("socio-1001", "He desayunado un vaso de leche"),
+        ("socio-1003", "I had a glass of milk for breakfast"),
+    ],
+)
+def test_a_food_said_by_another_measure_is_asked_in_grams_then_logged(
+    client, agent, sub, asked
+):
+    """Given the grams, it looked for a food named "ml"."""
+    started = start(client, agent, identity_token=identity(agent, sub=sub))
+
+    question = reply_to(send(client, started, asked))
+    send(client, started, "200 g")
+
+    assert question.startswith(("¿Cuántos gramos?", "How many grams?"))
+    entry = MealEntry.objects.get()
+    assert (entry.food.name, entry.grams, entry.meal) == (
+        "Leche semidesnatada",
+        200,
+        "breakfast",
+    )
+
+
 def test_grams_given_for_a_food_of_no_meal_said_ask_for_the_meal(client, agent):
     started = member_conversation(client, agent)
     send(client, started, "He comido arroz")

@@ -15,6 +15,7 @@ from agents.providers.offline.words import (
     GRAMS,
     MEAL_VERBS,
     asks_how_much,
+    asks_nutrients,
     asks_what,
     asks_whether,
     day_named,
@@ -143,7 +144,15 @@ class FoodLogIntents(Intents):
         by_verb = None if asks_what(said) else meal_eaten(said)
         asks = asks_what(said) or asks_how_much(said)
         eaten = by_verb or (ATE.search(said) and (grams or not asks))
-        if not (asks_to_log(said) or eaten or like):
+        # "100 g de avena en la cena": grams of a food for a meal, said without a
+        # verb and not asked about ("¿es bueno tomar 100 g de avena…?").
+        put = (
+            grams
+            and meal_named(said)
+            and "?" not in said
+            and not (asks or asks_nutrients(said))
+        )
+        if not (asks_to_log(said) or eaten or like or put):
             return None
         if not grams and POINTS_BACK.search(said):
             # "Add that to my snack" after "how many calories in 100 g of oats?":

@@ -132,7 +132,13 @@ STOPWORDS = set(
     # A request's polite start ("¿puedes quitar …?", "can you remove …?").
     "puedes podrias can could would will you "
     # Words that point back ("¿cuántas calorías es eso?"), never a food's name.
-    "eso esto ello son es that this it those these".split()
+    "eso esto ello son es that this it those these "
+    # Measures other than grams ("200 ml de leche", "a glass of milk"): asked
+    # for in grams, and never part of the food's name.
+    "ml mililitros cl l litro litros liter liters litre litres vaso vasos glass "
+    "glasses taza tazas cup cups cucharada cucharadas tablespoon tablespoons "
+    "cucharadita cucharaditas teaspoon teaspoons rebanada rebanadas slice slices "
+    "pieza piezas piece pieces unidad unidades punado handful".split()
 )
 
 #: Words that say when, and small words around a meal ("for", "en"): no part of a
