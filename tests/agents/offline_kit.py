@@ -56,3 +56,16 @@ def with_one_booking(client, agent):
     send(client, started, "Reserva la primera")
     assert Booking.objects.filter(status="confirmed").count() == 1
     return started
+
+
+def cancelled_told(language: str = "es") -> str:
+    """What the demo model says of the booking it cancelled, the only one
+    cancelled, read from the database: its class and when it starts."""
+    booking = Booking.objects.select_related("session__class_type").get(
+        status=Booking.Status.CANCELLED
+    )
+    starts = booking.session.starts_at.astimezone(booking.session.business.zone)
+    kind, when = booking.session.class_type.name, f"{starts:%Y-%m-%d %H:%M}"
+    if language == "en":
+        return f"Booking cancelled: {kind} on {when}."
+    return f"Reserva cancelada: {kind} el {when}."

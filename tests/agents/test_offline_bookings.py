@@ -13,6 +13,7 @@ from gymnasia.gyms.selectors import business_today
 from tests.agents.api_client import identity, send, start
 from tests.agents.offline_kit import (
     LATER,
+    cancelled_told,
     classes_on_a_later_day,
     member_conversation,
     reply_to,
@@ -153,7 +154,7 @@ def test_cancel_that_booking_cancels_the_one_just_made(client, agent):
 
     reply = reply_to(send(client, started, "Cancela esa reserva"))
 
-    assert reply == "Reserva cancelada."
+    assert reply == cancelled_told()
     statuses = {b.session_id: b.status for b in Booking.objects.all()}
     assert statuses == {sessions[0].pk: "confirmed", sessions[2].pk: "cancelled"}
 
@@ -169,7 +170,7 @@ def test_cancel_the_second_booking_cancels_the_second_to_come(client, agent):
     reply = reply_to(send(client, started, "Cancela mi segunda reserva"))
     too_far = reply_to(send(client, started, "Cancela mi cuarta reserva"))
 
-    assert reply == "Reserva cancelada."
+    assert reply == cancelled_told()
     statuses = {b.session_id: b.status for b in Booking.objects.all()}
     assert statuses == {
         sessions[0].pk: "confirmed",
@@ -226,7 +227,7 @@ def test_cancel_the_one_of_a_kind_named_without_the_word_booking(client, agent):
 
     reply = reply_to(send(client, started, "Cancela la de yoga"))
 
-    assert reply == "Reserva cancelada."
+    assert reply == cancelled_told()
     assert Booking.objects.get().status == "cancelled"
 
 
@@ -292,7 +293,7 @@ def test_a_booking_taken_away_in_other_words_is_cancelled(client, agent, said):
 
     reply = reply_to(send(client, started, said))
 
-    assert reply == "Reserva cancelada."
+    assert reply == cancelled_told()
     assert Booking.objects.get().status == "cancelled"
 
 
@@ -303,7 +304,7 @@ def test_a_booking_named_by_its_day_is_cancelled(client, agent):
 
     reply = reply_to(send(client, started, f"Cancela la del {day}"))
 
-    assert reply == "Reserva cancelada."
+    assert reply == cancelled_told()
     assert Booking.objects.get().status == "cancelled"
 
 
@@ -323,7 +324,7 @@ def test_cancel_it_cancels_the_booking_just_made_and_when_says_its_time(client, 
     cancelled = reply_to(send(client, started, "Cancélala"))
 
     assert when == f"Spinning es el {day} 09:00 en Sala 1."
-    assert cancelled == "Reserva cancelada."
+    assert cancelled == cancelled_told()
     assert Booking.objects.get(session=sessions[1]).status == "cancelled"
 
 
@@ -360,7 +361,7 @@ def test_cancel_it_after_a_list_of_one_booking_cancels_that_one(client, agent):
 
     reply = reply_to(send(client, started, "Cancélala"))
 
-    assert reply == "Reserva cancelada."
+    assert reply == cancelled_told()
     assert Booking.objects.get(session=sessions[0]).status == "cancelled"
 
 
@@ -396,7 +397,7 @@ def test_unsubscribing_from_a_class_is_cancelling_its_booking(client, agent):
 
     reply = reply_to(send(client, started, "Quiero darme de baja de la clase de yoga"))
 
-    assert reply == "Reserva cancelada."
+    assert reply == cancelled_told()
     assert Booking.objects.get().status == "cancelled"
 
 
@@ -456,7 +457,7 @@ def test_the_polite_imperative_still_cancels(client, agent):
 
     reply = reply_to(send(client, started, "Por favor, cancele mi reserva de pilates"))
 
-    assert reply == "Reserva cancelada."
+    assert reply == cancelled_told()
     assert Booking.objects.get().status == "cancelled"
 
 

@@ -13,6 +13,7 @@ from gymnasia.gyms.models import Member
 from tests.agents.api_client import identity, send, start
 from tests.agents.offline_kit import (
     LATER,
+    cancelled_told,
     classes_on_a_later_day,
     member_conversation,
     reply_to,
@@ -445,7 +446,7 @@ def test_a_spin_class_is_a_spinning_class(client, agent):
     cancelled = reply_to(send(client, started, "Cancel the spin one"))
 
     assert listed == f"Clases:\n- Spinning {day} 09:00 (Sala 1, 10 plazas libres)"
-    assert cancelled == "Reserva cancelada."
+    assert cancelled == cancelled_told()
     assert Booking.objects.get().session_id == sessions[1].pk
     assert Booking.objects.get().status == "cancelled"
 

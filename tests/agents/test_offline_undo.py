@@ -10,6 +10,7 @@ from gymnasia.classes.models import Booking
 from gymnasia.nutrition.models import MealEntry
 from tests.agents.api_client import identity, send, start
 from tests.agents.offline_kit import (
+    cancelled_told,
     classes_on_a_later_day,
     member_conversation,
     reply_to,
@@ -83,14 +84,14 @@ def test_undo_after_logging_two_foods_takes_out_both(client, agent):
 
 
 @pytest.mark.parametrize(
-    ("sub", "undo", "told"),
+    ("sub", "undo", "language"),
     [
-        ("socio-1001", "Deshaz eso", "Reserva cancelada."),
-        ("socio-1003", "Undo that", "Booking cancelled."),
+        ("socio-1001", "Deshaz eso", "es"),
+        ("socio-1003", "Undo that", "en"),
     ],
 )
 def test_undo_after_booking_a_class_cancels_that_booking(
-    client, agent, sub, undo, told
+    client, agent, sub, undo, language
 ):
     day, [yoga, pilates] = classes_on_a_later_day(agent, "Yoga", "Pilates")
     started = _as(client, agent, sub)
@@ -99,7 +100,7 @@ def test_undo_after_booking_a_class_cancels_that_booking(
 
     reply = reply_to(send(client, started, undo))
 
-    assert reply == told
+    assert reply == cancelled_told(language)
     assert {b.session_id: b.status for b in Booking.objects.all()} == {
         yoga.pk: "confirmed",
         pilates.pk: "cancelled",

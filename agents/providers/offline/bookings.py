@@ -255,7 +255,12 @@ class BookingIntents(Intents):
 
     def _cancelled_told(self, result: Mapping[str, Any]) -> str:
         if result.get("status") == "ok":
-            return self._t("Reserva cancelada.", "Booking cancelled.")
+            # Which class: "cancel it" may not be the one she thinks.
+            booking = result["booking"]
+            return self._t(
+                f"Reserva cancelada: {booking['class']} el {when_of(booking)}.",
+                f"Booking cancelled: {booking['class']} on {when_of(booking)}.",
+            )
         return self._failure(result)
 
     def _which_booking(self, bookings: list[dict[str, Any]]) -> str:
