@@ -276,6 +276,33 @@ def test_what_is_in_a_meal_asked_is_never_a_food_to_log(client, agent, said):
     assert MealEntry.objects.count() == 1
 
 
+@pytest.mark.parametrize(
+    ("sub", "said", "told"),
+    [
+        ("socio-1001", "¿Y ayer qué cené?", "- Cena: Copos de avena, 100 g ("),
+        ("socio-1001", "Ayer, ¿qué cené?", "- Cena: Copos de avena, 100 g ("),
+        (
+            "socio-1003",
+            "And yesterday, what did I have for dinner?",
+            "- Dinner: Copos de avena, 100 g (",
+        ),
+    ],
+)
+def test_what_she_ate_asked_after_other_words_is_never_a_food_to_log(
+    client, agent, sub, said, told
+):
+    """ "¿Y ayer qué cené?" was asked how many grams."""
+    started = start(client, agent, identity_token=identity(agent, sub=sub))
+    send(client, started, "Ayer cené 100 g de avena")
+
+    reply = reply_to(send(client, started, said))
+
+    yesterday = business_today(business=agent.business) - datetime.timedelta(days=1)
+    assert told in reply
+    assert yesterday.isoformat() in reply
+    assert MealEntry.objects.count() == 1
+
+
 def test_a_class_she_had_is_no_food_to_weigh(client, agent):
     started = member_conversation(client, agent)
 

@@ -224,8 +224,9 @@ def hesitates(text: str) -> bool:
 
 
 def asks_what(said: str) -> bool:
-    """Whether a (folded) message asks what ("¿qué he cenado?")."""
-    return re.match(r"\W*(que|what)\b", said) is not None
+    """Whether a (folded) message asks what ("¿qué he cenado?"), also after "y"
+    and a word ("¿y ayer qué cené?", "and yesterday, what did I have?")."""
+    return re.match(r"\W*(?:(?:y|and)\W+)?(?:\w+\W+)?(?:que|what)\b", said) is not None
 
 
 def asks_how_much(said: str) -> bool:
