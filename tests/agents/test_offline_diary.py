@@ -100,6 +100,70 @@ def test_yesterdays_diary(client, agent):
     assert "- Cena: Manzana, 150 g" in reply
 
 
+
+def _the_last(weekday: int, today: datetime.date) -> datetime.date:
+    """The last day of that weekday up to today."""
+    return today - datetime.timedelta(days=(today.weekday() - weekday) % 7)
+
+
+@pytest.mark.parametrize(
+    ("sub", "asked", "weekday"),
+    [
+        ("socio-1001", "¿Qué comí el lunes?", 0),
+        ("socio-1001", "¿Qué cené el jueves?", 3),
+        ("socio-1003", "What did I eat on Monday?", 0),
+    ],
+)
+def test_a_weekday_in_a_question_of_what_she_ate_is_the_last_one(
+    client, agent, sub, asked, weekday
+):
+    """It read the diary of the weekday to come, which holds nothing yet."""
+    day = _the_last(weekday, business_today(business=agent.business))
+    MealEntry.objects.create(
+        business=agent.business,
+        member=Member.objects.get(external_id=sub),
+        date=day,
+        meal="dinner",
+        food=agent.business.foods.get(name="Manzana"),
+        grams=150,
+    )
+    started = start(client, agent, identity_token=identity(agent, sub=sub))
+
+    reply = reply_to(send(client, started, asked))
+
+    assert reply.startswith((f"Tu diario del {day}:", f"Your diary for {day}:"))
+    assert "Manzana, 150 g" in reply
+
+
+@pytest.mark.parametrize(
+    ("sub", "said"),
+    [
+        ("socio-1001", "El lunes cené 150 g de manzana"),
+        ("socio-1003", "On Monday I ate 150 g of apple for dinner"),
+    ],
+)
+def test_food_eaten_on_a_weekday_is_logged_on_the_last_one(client, agent, sub, said):
+    """It logged the food on the Monday to come."""
+    today = business_today(business=agent.business)
+    started = start(client, agent, identity_token=identity(agent, sub=sub))
+
+    send(client, started, said)
+
+    entry = MealEntry.objects.get()
+    assert (entry.date, entry.meal, entry.grams) == (_the_last(0, today), "dinner", 150)
+
+
+def test_a_weekday_of_classes_asked_about_is_still_the_next_one(client, agent):
+    today = business_today(business=agent.business)
+    started = member_conversation(client, agent)
+
+    send(client, started, "¿Qué clases hay el lunes?")
+
+    [asked] = ToolCallLog.objects.filter(tool_name="list_classes")
+    ahead = (0 - today.weekday()) % 7
+    assert asked.arguments["date_from"] == str(today + datetime.timedelta(days=ahead))
+
+
 def test_a_meal_with_several_foods_is_asked_about_then_the_grams_said_remove_one(
     client, agent
 ):
@@ -133,6 +197,39 @@ def test_a_food_and_a_meal_said_remove_that_food_of_that_meal(client, agent):
 
     assert reply.startswith("Quitado: 150 g de Arroz blanco (cocido) de la comida")
     assert [e.food.name for e in MealEntry.objects.all()] == ["Plátano"]
+
+
+@pytest.mark.parametrize(
+    ("sub", "said", "told"),
+    [
+        (
+            "socio-1001",
+            "Quita 50 g del arroz",
+            "En tu diario hay 150 g de Arroz blanco (cocido) en la comida, no 50 g. "
+            "Una anotación se quita entera: «quita 150 g de Arroz blanco (cocido) de "
+            "la comida», y luego añade los gramos que quieras dejar.",
+        ),
+        (
+            "socio-1003",
+            "Remove 50 g of the rice",
+            "Your diary has 150 g of Arroz blanco (cocido) for lunch, not 50 g. An "
+            'entry is removed whole: "remove 150 g of Arroz blanco (cocido) from '
+            'lunch", then log the grams you want to keep.',
+        ),
+    ],
+)
+def test_part_of_an_entry_to_remove_says_what_is_logged_and_removes_nothing(
+    client, agent, sub, said, told
+):
+    """It said the rice was not in her diary."""
+    started = start(client, agent, identity_token=identity(agent, sub=sub))
+    send(client, started, "Add 150 g of white rice to my lunch")
+
+    reply = reply_to(send(client, started, said))
+
+    assert reply == told
+    assert MealEntry.objects.get().grams == 150
+    assert not ToolCallLog.objects.filter(tool_name="remove_meal_entry").exists()
 
 
 def test_what_was_eaten_asked_is_still_the_diary(client, agent):

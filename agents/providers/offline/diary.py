@@ -289,19 +289,28 @@ class DiaryIntents(Intents):
             for got in results.get("search_foods", [])
             for food in got.get("foods", [])
         }
-        chosen = [
-            e
-            for e in entries
-            if (not meal or e["meal"] == meal)
-            and (
-                not words
-                or any(w in fold(e["food"]).split() for w in words)
-                or e["food_id"] in found
-            )
-            and (grams is None or float(e["grams"]) == grams)
-        ]
+
+        def named(grams: float | None) -> list[dict[str, Any]]:
+            return [
+                e
+                for e in entries
+                if (not meal or e["meal"] == meal)
+                and (
+                    not words
+                    or any(w in fold(e["food"]).split() for w in words)
+                    or e["food_id"] in found
+                )
+                and (grams is None or float(e["grams"]) == grams)
+            ]
+
+        chosen = named(grams)
         if not chosen and words and "search_foods" not in results:
             return self._call("search_foods", {"query": words[0]})
+        if not chosen and grams is not None:
+            # "Quita 50 g del arroz" of 150 g: no tool takes out part of one.
+            chosen = named(None)
+            if len(chosen) == 1:
+                return self._part_of_an_entry(chosen[0], grams), []
         if not chosen:
             return self._t(
                 "No encuentro eso en tu diario de ese día.",
@@ -310,6 +319,22 @@ class DiaryIntents(Intents):
         if len(chosen) > 1:
             return self._which_entry(chosen), []
         return chosen[0]
+
+    def _part_of_an_entry(self, entry: Mapping[str, Any], grams: float) -> str:
+        """Grams to take out of an entry that has other grams: what it has, and
+        how to ask for what she means."""
+        food, meal, logged = entry["food"], entry["meal"], self._n(entry["grams"])
+        asked = self._n(int(grams) if grams.is_integer() else grams)  # as she said
+        in_meal = self._meal(meal, in_a_sentence=True)
+        return self._t(
+            f"En tu diario hay {logged} g de {food} en {in_meal}, no {asked} g. Una "
+            f"anotación se quita entera: «quita {logged} g de {food} "
+            f"{self._of_meal(meal)}», y luego añade los gramos que quieras dejar.",
+            f"Your diary has {logged} g of {food} for {in_meal}, not {asked} g. An "
+            f'entry is removed whole: "remove {logged} g '
+            f'of {food} from {self._of_meal(meal)}", then log the grams you want to '
+            "keep.",
+        )
 
     def _which_entry(self, entries: list[dict[str, Any]]) -> str:
         """Several entries of the diary could be meant: which one, and how to say

@@ -57,6 +57,11 @@ MONTHS = {
 }
 #: Words that say a food was eaten ("he comido", "I ate").
 ATE = re.compile(r"\b(comi|he comido|ate|i had|i ve had)\b")
+#: A message about what is past ("comí", "cené", "did I eat"): a weekday it
+#: names is the last one, not the next.
+PAST_TENSE = re.compile(
+    rf"{ATE.pattern}|\b(?:{'|'.join(MEAL_VERBS)}|did i|i did|tuve|hice)\b"
+)
 #: Words of "he comido", "I've had" that are no food's name.
 EATEN_WORDS = {"he", "comido", "had", "ve", "eaten"}
 
@@ -264,7 +269,8 @@ THIS_PART = re.compile(
 
 def day_named(said: str, today: datetime.date) -> datetime.date | None:
     """The day a (folded) message names: an ISO date, today (also "esta tarde"),
-    tomorrow, yesterday, a weekday (the next one to come, or today)."""
+    tomorrow, yesterday, a weekday (the next one to come, or today; the last one
+    in a message about the past)."""
     iso = ISO_DATE.search(said)
     if iso:
         try:
@@ -279,7 +285,11 @@ def day_named(said: str, today: datetime.date) -> datetime.date | None:
         return today - datetime.timedelta(days=1)
     for name, weekday in WEEKDAYS.items():
         if has(said, name):
-            return today + datetime.timedelta(days=(weekday - today.weekday()) % 7)
+            ahead = (weekday - today.weekday()) % 7
+            if ahead and PAST_TENSE.search(said):
+                # "¿Qué comí el lunes?", "el lunes cené…": the Monday gone by.
+                return today - datetime.timedelta(days=7 - ahead)
+            return today + datetime.timedelta(days=ahead)
     return None
 
 
