@@ -99,12 +99,16 @@ def test_another_time_right_after_a_booking_books_that_class_too(client, agent):
     }
 
 
-def test_when_is_it_after_a_list_of_one_class_is_that_class(client, agent):
+@pytest.mark.parametrize(
+    "asked", ["¿A qué hora es?", "¿A qué hora era?", "¿A qué hora empezaba?"]
+)
+def test_when_is_it_after_a_list_of_one_class_is_that_class(client, agent, asked):
+    """ "¿A qué hora era?" got the list of what the assistant can do."""
     day, _ = classes_on_a_later_day(agent, "Yoga", "Pilates")
     started = member_conversation(client, agent)
     send(client, started, f"¿Hay pilates el {day}?")
 
-    reply = reply_to(send(client, started, "¿A qué hora es?"))
+    reply = reply_to(send(client, started, asked))
 
     assert reply == f"Pilates es el {day} 09:00 en Sala 1."
     assert not Booking.objects.exists()

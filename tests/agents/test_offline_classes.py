@@ -10,6 +10,7 @@ from django.utils import timezone
 
 from gymnasia.classes.models import Booking, ClassSession, ClassType
 from gymnasia.gyms.models import Member
+from gymnasia.gyms.selectors import business_today
 from tests.agents.api_client import identity, send, start
 from tests.agents.offline_kit import (
     LATER,
@@ -489,3 +490,64 @@ def test_book_me_after_a_list_of_one_kind_asks_which_of_them(client, agent, said
         f"Hay varias: Pilates {day} 08:00, Pilates {day} 10:00. ¿Cuál reservo?"
     )
     assert not Booking.objects.exists()
+
+
+def _next(
+    weekday: int, today: datetime.date, *, skip_today: bool = False
+) -> datetime.date:
+    ahead = (weekday - today.weekday()) % 7
+    return today + datetime.timedelta(days=ahead or (7 if skip_today else 0))
+
+
+@pytest.mark.parametrize(
+    "asked",
+    ["¿Qué clases hay este fin de semana?", "What's on at the weekend?"],
+)
+def test_the_weekend_is_its_saturday_and_sunday(client, agent, asked):
+    """It listed the whole week."""
+    today = business_today(business=agent.business)
+    started = member_conversation(client, agent)
+
+    send(client, started, asked)
+
+    [listed] = ToolCallLog.objects.filter(tool_name="list_classes")
+    saturday = _next(5, today) if today.weekday() != 6 else today
+    sunday = _next(6, today)
+    assert listed.arguments == {"date_from": str(saturday), "date_to": str(sunday)}
+
+
+@pytest.mark.parametrize(
+    "asked",
+    [
+        "¿Qué clases hay la semana que viene?",
+        "¿Hay yoga la próxima semana?",
+        "Any classes next week?",
+    ],
+)
+def test_next_week_is_its_monday_to_sunday(client, agent, asked):
+    today = business_today(business=agent.business)
+    started = member_conversation(client, agent)
+
+    send(client, started, asked)
+
+    [listed] = ToolCallLog.objects.filter(tool_name="list_classes")
+    monday = _next(0, today, skip_today=True)
+    assert listed.arguments["date_from"] == str(monday)
+    assert listed.arguments["date_to"] == str(monday + datetime.timedelta(days=6))
+
+
+def test_and_next_week_after_a_list_asks_the_same_for_next_week(client, agent):
+    """It got the list of what the assistant can do."""
+    today = business_today(business=agent.business)
+    started = member_conversation(client, agent)
+    send(client, started, "¿Hay yoga esta semana?")
+
+    send(client, started, "¿Y la semana que viene?")
+
+    listed = ToolCallLog.objects.filter(tool_name="list_classes").order_by("created_at")
+    monday = _next(0, today, skip_today=True)
+    assert listed.last().arguments == {
+        "date_from": str(monday),
+        "date_to": str(monday + datetime.timedelta(days=6)),
+        "class_type": "yoga",
+    }

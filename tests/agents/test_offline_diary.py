@@ -100,7 +100,6 @@ def test_yesterdays_diary(client, agent):
     assert "- Cena: Manzana, 150 g" in reply
 
 
-
 def _the_last(weekday: int, today: datetime.date) -> datetime.date:
     """The last day of that weekday up to today."""
     return today - datetime.timedelta(days=(today.weekday() - weekday) % 7)

@@ -21,7 +21,7 @@ pytestmark = pytest.mark.django_db
 def _listed_calls():
     return list(
         ToolCallLog.objects.filter(tool_name="list_classes")
-        .order_by("pk")
+        .order_by("created_at")
         .values_list("arguments", flat=True)
     )
 

@@ -44,7 +44,8 @@ CANNOT_GO = (
 #: Questions of the class just talked about: when and where it is (whole words:
 #: "¿dónde estáis?" asks where the gym is)...
 WHEN_WHERE = re.compile(
-    r"\b(a que hora (es|empieza)|cuando es|que sala|donde es|when is it"
+    r"\b(a que hora (es|era|sera|empieza|empezaba)|cuando es|que sala|donde es"
+    r"|when is it"
     r"|when does it start|what time does|which room|what room|where is it)\b"
 )
 #: ...and who teaches it.

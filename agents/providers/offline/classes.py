@@ -23,6 +23,7 @@ from agents.providers.offline.words import (
     ordinal_named,
     part_of_day_named,
     time_named,
+    week_days_named,
 )
 from gymnasia.text import fold
 
@@ -73,8 +74,9 @@ class ClassIntents(Intents):
         ``previous`` message named)."""
         places = bool(PLACES_LEFT.search(said))
         day = day_named(said, self.today)
+        week = None if day else week_days_named(said, self.today)
         part_before = None
-        if places and like is None and not day and before:
+        if places and like is None and not (day or week) and before:
             like = before.get("list_classes")
             if like is not None:
                 part_before = part_of_day_named(previous)
@@ -86,13 +88,15 @@ class ClassIntents(Intents):
             has(said, "clase", "horario", "class", "schedule")
             or kind_named(said)
             # "¿Qué hay el viernes?", "What's on on Friday?"
-            or (has(said, *WHATS_ON) and day)
+            or (has(said, *WHATS_ON) and (day or week))
             or places
         )
         if not (asked or like is not None):
             return None
         if day:
             first, last = day, day
+        elif week:
+            first, last = week  # "este fin de semana", "la semana que viene"
         elif like and like.get("date_from") and like.get("date_to"):
             first = datetime.date.fromisoformat(like["date_from"])
             last = datetime.date.fromisoformat(like["date_to"])

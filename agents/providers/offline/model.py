@@ -39,6 +39,7 @@ from agents.providers.offline.words import (
     has,
     impossible_date,
     time_named,
+    week_days_named,
 )
 from gymnasia.text import fold
 from tools.types import ToolCall
@@ -269,6 +270,12 @@ class OfflineProvider(
                 previous=fold(previous),
             )
         if day_named(said, self.today) is None:
+            if "list_classes" in before and week_days_named(said, self.today):
+                # "¿Y la semana que viene?" after a list: the same, that week.
+                like = before["list_classes"] if goes_on else {}
+                return self._classes(
+                    said, results, offered, like=like, previous=fold(previous)
+                )
             asked_of_a_food = set(before) == {"search_foods"}  # not a food logged
             if asked_of_a_food and goes_on and not has(said, "gracias", "thank"):
                 # "¿Y el arroz?", "and in 150 g of rice?" after a food's nutrients.

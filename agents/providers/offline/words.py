@@ -293,6 +293,29 @@ def day_named(said: str, today: datetime.date) -> datetime.date | None:
     return None
 
 
+#: The days of a week asked about by name: the weekend, and next week.
+WEEKEND = re.compile(r"\b(?:fin de semana|finde|weekend)\b")
+NEXT_WEEK = re.compile(
+    r"\b(?:(?:la )?semana que viene|(?:la )?proxima semana|next week)\b"
+)
+
+
+def week_days_named(
+    said: str, today: datetime.date
+) -> tuple[datetime.date, datetime.date] | None:
+    """The days a (folded) message names by the week: the weekend (the coming
+    Saturday and Sunday, or what is left of it), next week (Monday to Sunday)."""
+    if WEEKEND.search(said):
+        saturday = today + datetime.timedelta(days=(5 - today.weekday()) % 7)
+        if today.weekday() == 6:
+            saturday = today - datetime.timedelta(days=1)
+        return max(saturday, today), saturday + datetime.timedelta(days=1)
+    if NEXT_WEEK.search(said):
+        monday = today + datetime.timedelta(days=7 - today.weekday())
+        return monday, monday + datetime.timedelta(days=6)
+    return None
+
+
 def impossible_date(said: str) -> str | None:
     """A date written as YYYY-MM-DD that no calendar has ("2026-02-30"), if any:
     never to be read as "no day said", which means today."""
