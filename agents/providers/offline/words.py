@@ -138,6 +138,9 @@ STOPWORDS = set(
     "puedes podrias can could would will you "
     # Words that point back ("¿cuántas calorías es eso?"), never a food's name.
     "eso esto ello son es that this it those these "
+    # Words that compare foods ("¿qué tiene más proteínas…?", "what's healthier").
+    "mas menos mejor peor more less better worse healthier sano sana saludable "
+    "compara comparame compare cual which o or vs versus "
     # Measures other than grams ("200 ml de leche", "a glass of milk"): asked
     # for in grams, and never part of the food's name.
     "ml mililitros cl l litro litros liter liters litre litres vaso vasos glass "
