@@ -132,7 +132,7 @@ def test_a_greeting_is_greeted_back_with_what_it_can_help_with(
         ("socio-1001", "Quiero apuntarme al gimnasio", "Puedo ayudarte con "),
         ("socio-1001", "Quiero registrarme", "Puedo ayudarte con "),
         ("socio-1003", "I can't log in to the app", "I can help you with "),
-        ("socio-1003", "What's your address?", "I can help you with "),
+        ("socio-1003", "What's your address?", "I cannot tell from here: I do "),
     ],
 )
 def test_words_that_merely_look_like_logging_a_food_ask_for_no_grams(
@@ -257,3 +257,57 @@ def test_a_thank_you_between_does_not_end_the_question_followed_up(client, agent
 
     assert reply.startswith("Clases:")
     assert f"Yoga {day} 08:00" in reply
+
+
+@pytest.mark.parametrize(
+    ("sub", "asked"),
+    [
+        ("socio-1001", "Una pregunta: ¿el gimnasio abre los domingos?"),
+        ("socio-1001", "¿A qué hora cerráis hoy?"),
+        ("socio-1001", "¿Dónde está el gimnasio?"),
+        ("socio-1003", "What time do you open on Sunday?"),
+        ("socio-1003", "Where is the gym?"),
+    ],
+)
+def test_the_gyms_hours_or_address_are_said_to_be_out_of_its_reach(
+    client, agent, sub, asked
+):
+    """After a list of classes, «¿el gimnasio abre los domingos?» was answered
+    «No hay clases el …», as if that said whether it opens."""
+    started = start(client, agent, identity_token=identity(agent, sub=sub))
+    send(client, started, "¿Qué clases hay mañana?")
+
+    reply = reply_to(send(client, started, asked))
+
+    assert reply in (
+        "Eso no lo sé desde aquí: no tengo el horario ni la dirección del gimnasio. "
+        "Si quieres, pide hablar con una persona del equipo.",
+        "I cannot tell from here: I do not have the gym's opening hours or address. "
+        "If you like, ask to talk to a member of staff.",
+    )
+    assert ToolCallLog.objects.count() == 1  # the list of classes only
+
+
+@pytest.mark.parametrize(
+    ("sub", "said", "told"),
+    [
+        ("socio-1001", "Adiós", "¡Hasta pronto!"),
+        ("socio-1001", "Vale, hasta luego", "¡Hasta pronto!"),
+        ("socio-1003", "Bye!", "Goodbye!"),
+        ("socio-1003", "thanks, see you", "Goodbye!"),
+    ],
+)
+def test_a_goodbye_is_said_goodbye_to(client, agent, sub, said, told):
+    """ "Adiós" got the list of what the assistant can do."""
+    started = start(client, agent, identity_token=identity(agent, sub=sub))
+
+    assert reply_to(send(client, started, said)) == told
+    assert not ToolCallLog.objects.exists()
+
+
+def test_the_classes_of_a_sunday_are_still_listed(client, agent):
+    started = member_conversation(client, agent)
+
+    send(client, started, "¿Qué clases hay el domingo?")
+
+    assert ToolCallLog.objects.get().tool_name == "list_classes"

@@ -38,6 +38,7 @@ from agents.providers.offline.words import (
     declines,
     has,
     impossible_date,
+    kind_named,
     time_named,
     week_days_named,
 )
@@ -74,6 +75,18 @@ TOPICS = (
 #: Words that ask to take back the change just made.
 UNDO = re.compile(r"\b(?:deshaz|deshazlo|deshacer|deshacerlo|undo)\b")
 
+#: Questions about the gym itself, its opening hours or where it is, which no
+#: tool answers ("¿abre los domingos?", "where is the gym?").
+GYM_INFO = re.compile(
+    r"\b(abre|abris|abren|abrimos|cierra|cerrais|cierran|apertura|direccion"
+    r"|donde esta el gimnasio|donde estais|open|opens|opening|close|closes|closing"
+    r"|address|where is the gym|where are you)\b"
+)
+#: A goodbye ("adiós", "hasta luego", "bye").
+GOODBYE = re.compile(
+    r"\b(adios|hasta luego|hasta pronto|hasta manana|chao|chau|nos vemos|bye"
+    r"|goodbye|see you)\b"
+)
 #: A message that opens with a greeting ("hola", "buenos días", "good morning").
 GREETING = re.compile(
     r"\W*(hola|buenas|buenos dias|hi|hello|hey|good (morning|afternoon|evening))\b"
@@ -118,6 +131,10 @@ class OfflineProvider(
                 f"The date {impossible} does not exist. Tell me again, for example "
                 '"2027-03-01".',
             ), []
+        if GYM_INFO.search(said) and not (
+            kind_named(said) or has(said, "clase", "class", "reserva", "booking")
+        ):
+            return self._gym_info(offered), []
         for intent in (
             partial(self._undo, just=heard.just),
             partial(
@@ -146,6 +163,9 @@ class OfflineProvider(
             answer = intent(said, results, offered)
             if answer is not None:
                 return answer
+        if GOODBYE.search(said):
+            # Before "hasta mañana" is taken for a question about tomorrow.
+            return self._t("¡Hasta pronto!", "Goodbye!"), []
         answer = self._follow_up(
             said, results, offered, before, earlier, previous, heard.before_previous
         )
@@ -190,6 +210,21 @@ class OfflineProvider(
             "acabo de reservar.",
             "I can only undo a food I have just logged or a class I have just booked.",
         ), []
+
+    def _gym_info(self, offered: set[str]) -> str:
+        """The gym's opening hours or address: no tool says them."""
+        answer = self._t(
+            "Eso no lo sé desde aquí: no tengo el horario ni la dirección del "
+            "gimnasio.",
+            "I cannot tell from here: I do not have the gym's opening hours or "
+            "address.",
+        )
+        if "handoff_to_staff" in offered:
+            answer += self._t(
+                " Si quieres, pide hablar con una persona del equipo.",
+                " If you like, ask to talk to a member of staff.",
+            )
+        return answer
 
     def _what_i_can_do(self, offered: set[str]) -> str:
         """What the tools offered in this conversation let it help with: a visitor
