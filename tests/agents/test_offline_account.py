@@ -453,3 +453,43 @@ def test_a_yes_with_no_freeze_said_back_freezes_nothing(client, agent):
 
     assert not ToolCallLog.objects.filter(tool_name="freeze_membership").exists()
     assert not PendingAction.objects.exists()
+
+
+def _next_month(today: datetime.date) -> tuple[int, int]:
+    return (today.year + today.month // 12, today.month % 12 + 1)
+
+
+def test_days_given_without_their_month_take_the_month_of_her_request(client, agent):
+    """ "From the 3rd to the 17th" after "can I pause it next month?" got the
+    list of what the assistant can do."""
+    started = start(client, agent, identity_token=identity(agent, sub="socio-1003"))
+    year, month = _next_month(business_today(business=agent.business))
+    send(client, started, "Can I pause my membership next month?")
+
+    send(client, started, "from the 3rd to the 17th")
+
+    assert PendingAction.objects.get().arguments == {
+        "start": f"{year}-{month:02d}-03",
+        "end": f"{year}-{month:02d}-17",
+    }
+
+
+@pytest.mark.parametrize(
+    ("then", "month"), [("De enero", 1), ("del 3 al 17 de febrero", 2)]
+)
+def test_days_given_without_any_month_said_are_asked_their_month(
+    client, agent, then, month
+):
+    started = member_conversation(client, agent)
+    year = business_today(business=agent.business).year + 1
+    send(client, started, "Quiero congelar la cuota")
+
+    asked = reply_to(send(client, started, "Del 3 al 17"))
+
+    assert asked == "¿Del 3 al 17 de qué mes?"
+    assert not ToolCallLog.objects.filter(tool_name="freeze_membership").exists()
+    send(client, started, then)
+    assert PendingAction.objects.get().arguments == {
+        "start": f"{year}-{month:02d}-03",
+        "end": f"{year}-{month:02d}-17",
+    }

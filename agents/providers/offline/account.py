@@ -16,8 +16,10 @@ from agents.providers.offline.words import (
     agrees,
     asks_for,
     asks_how,
+    days_without_month,
     has,
     kind_named,
+    month_of,
     period_named,
     period_of_a_length,
 )
@@ -180,11 +182,28 @@ class AccountIntents(Intents):
         the days its length made ("two weeks from January 5": the 5th to the
         18th?); ``before_previous``: the one before it, when she said no to
         those days and is giving others."""
-        previous = fold(previous)
+        previous, before_previous = fold(previous), fold(before_previous)
         proposed = _proposed_days(previous, self.today)
-        days_asked = _asked_for_the_days(previous, self.today) or bool(
-            NO.fullmatch(previous) and _proposed_days(fold(before_previous), self.today)
+        days_asked = (
+            _asked_for_the_days(previous, self.today)
+            or bool(
+                NO.fullmatch(previous) and _proposed_days(before_previous, self.today)
+            )
+            # «¿Del 3 al 17 de qué mes?»
+            or (
+                days_without_month(previous)
+                and _asked_for_the_days(before_previous, self.today)
+            )
         )
+        given = None  # the days of her answer to the question of which days
+        if days_asked and not has(said, *OTHER_SUBJECTS):
+            given = self._days_given(said, previous, before_previous)
+            if given is None and days_without_month(said):
+                first, last, *_ = DAYS_OF_MONTH.findall(said)
+                return self._t(
+                    f"¿Del {first} al {last} de qué mes?",
+                    f"The {first} to the {last} of which month?",
+                ), []
         if proposed is not None and NO.fullmatch(said):
             return self._t(
                 "De acuerdo: no lo pido. Si quieres congelarla otros días, dímelos.",
@@ -193,19 +212,15 @@ class AccountIntents(Intents):
             ), []
         if not (
             asks_for(said, *FREEZE_WORDS)
-            or (
-                days_asked
-                and period_named(said, self.today)
-                # Days of another question ("¿qué clases hay del 5 al 10?").
-                and not has(said, *OTHER_SUBJECTS)
-            )
+            # Days of another question ("¿qué clases hay del 5 al 10?") are none.
+            or given is not None
             or (proposed is not None and agrees(said))
         ):
             return None
         if has(said, *UNDO) and "freeze_membership" not in results:
             # No tool undoes a freeze or withdraws a request: never a new freeze.
             return self._freeze_not_undone(), []
-        period = proposed if agrees(said) else period_named(said, self.today)
+        period = proposed if agrees(said) else given or period_named(said, self.today)
         if "freeze_membership" not in results:
             if period is None and _asks_about_freezes(said):
                 return None  # a question about her freezes, for _membership
@@ -247,6 +262,17 @@ class AccountIntents(Intents):
                 "approval.",
             ), []
         return self._failure(result), []
+
+    def _days_given(
+        self, said: str, previous: str, before_previous: str
+    ) -> tuple[datetime.date, datetime.date] | None:
+        """The days a (folded) answer to the question of which days gives: said
+        whole, or without their month, which her request said ("next month"),
+        or the month alone after days without one ("de enero")."""
+        if days_without_month(previous) and not DAYS_OF_MONTH.search(said):
+            return period_named(previous, self.today, month_of(said, self.today))
+        month = month_of(previous, self.today) or month_of(before_previous, self.today)
+        return period_named(said, self.today, month)
 
     def _freeze_not_undone(self) -> str:
         return self._t(

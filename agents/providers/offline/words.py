@@ -432,11 +432,12 @@ def ordinal_named(said: str) -> int | None:
 
 
 def period_named(
-    said: str, today: datetime.date
+    said: str, today: datetime.date, month: int | None = None
 ) -> tuple[datetime.date, datetime.date] | None:
     """The period a message names: two ISO dates; two days of a month ("del 1 al 10
-    de agosto", "August 3 to 9"); or a month, its days from tomorrow on when it is
-    the current month. A month is the next one of that name to come."""
+    de agosto", "August 3 to 9"), or of ``month`` when it names none ("del 3 al
+    17", of the month said before); or a month, its days from tomorrow on when it
+    is the current month. A month is the next one of that name to come."""
     dates = ISO_DATE.findall(said)
     if len(dates) >= 2:
         try:
@@ -445,12 +446,15 @@ def period_named(
             )
         except ValueError:
             return None
-    month = _month_named(said)
+    named = _month_named(said)
+    month = named or month
     if month is not None:
         year = today.year + (1 if month < today.month else 0)
         days = [int(day) for day in DAYS_OF_MONTH.findall(said)]
         if len(days) >= 2:
             return _days_of(year, month, days[0], days[1], today)
+        if named is None:
+            return None  # the month said before, and no days of it now
         start = datetime.date(year, month, 1)
         following = datetime.date(year + month // 12, month % 12 + 1, 1)
         if start <= today:
@@ -509,6 +513,29 @@ def period_of_a_length(
     if has(rest, "hasta", "until", "till"):
         return day - span, day
     return day, day + span
+
+
+#: The month after this one, said so.
+NEXT_MONTH = re.compile(r"\b(?:next month|mes que viene|proximo mes|mes proximo)\b")
+
+
+def month_of(said: str, today: datetime.date) -> int | None:
+    """The month a (folded) message speaks of: named ("en enero", "feb"), or
+    "next month"."""
+    month = _month_named(said)
+    if month is None and NEXT_MONTH.search(said):
+        month = today.month % 12 + 1
+    return month
+
+
+def days_without_month(said: str) -> bool:
+    """Whether a (folded) message gives two days of a month without naming it
+    ("del 3 al 17", "from the 3rd to the 17th")."""
+    return (
+        _month_named(said) is None
+        and not ISO_DATE.search(said)
+        and len(DAYS_OF_MONTH.findall(said)) >= 2
+    )
 
 
 def _month_named(said: str) -> int | None:
