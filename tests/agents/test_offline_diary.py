@@ -16,6 +16,7 @@ from tests.agents.offline_kit import (
     member_conversation,
     reply_to,
 )
+from tools.integrations.faults import Fault, inject_fault
 from tools.models import ToolCallLog
 
 pytestmark = pytest.mark.django_db
@@ -493,3 +494,93 @@ def test_everything_she_ate_today_is_removed_one_at_a_time_in_english(client, ag
 
     assert reply.startswith("Entries are removed one at a time. Your diary has several")
     assert MealEntry.objects.count() == 2
+
+
+def _logged(agent, sub: str, day: datetime.date, meal: str, food: str, grams: int):
+    MealEntry.objects.create(
+        business=agent.business,
+        member=Member.objects.get(external_id=sub),
+        date=day,
+        meal=meal,
+        food=agent.business.foods.get(name=food),
+        grams=grams,
+    )
+
+
+@pytest.mark.parametrize(
+    ("sub", "asked", "head", "none"),
+    [
+        (
+            "socio-1001",
+            "¿Cuántas calorías llevo esta semana?",
+            "Tu diario de esta semana:",
+            "nada anotado",
+        ),
+        (
+            "socio-1003",
+            "How many calories this week?",
+            "Your diary this week:",
+            "nothing logged",
+        ),
+    ],
+)
+def test_the_week_so_far_is_each_of_its_days_read_at_once(
+    client, agent, sub, asked, head, none
+):
+    """ "How many calories this week?" looked for a food named "week", and
+    with "have I had" it read today's diary alone, headed with today's date."""
+    today = business_today(business=agent.business)
+    monday = today - datetime.timedelta(days=today.weekday())
+    _logged(agent, sub, monday, "lunch", "Manzana", 100)
+    started = start(client, agent, identity_token=identity(agent, sub=sub))
+
+    reply = reply_to(send(client, started, asked))
+
+    reads = ToolCallLog.objects.filter(tool_name="get_meal_diary")
+    days = [monday + datetime.timedelta(days=n) for n in range(today.weekday() + 1)]
+    assert sorted(r.arguments["date"] for r in reads) == [str(d) for d in days]
+    assert len({r.message_key for r in reads}) == 1  # one step, parallel calls
+    lines = reply.split("\n")
+    assert lines[0] == head
+    assert lines[1] == f"- {monday}: 52 kcal"  # the day's total, as the tool gave it
+    assert lines[2:] == [f"- {d}: {none}" for d in days[1:]]
+    assert not ToolCallLog.objects.filter(tool_name="search_foods").exists()
+
+
+def test_last_week_is_its_seven_days(client, agent):
+    today = business_today(business=agent.business)
+    monday = today - datetime.timedelta(days=today.weekday() + 7)
+    started = member_conversation(client, agent)
+
+    reply = reply_to(send(client, started, "¿Qué comí la semana pasada?"))
+
+    reads = ToolCallLog.objects.filter(tool_name="get_meal_diary")
+    assert sorted(r.arguments["date"] for r in reads) == [
+        str(monday + datetime.timedelta(days=n)) for n in range(7)
+    ]
+    assert reply.startswith("Tu diario de la semana pasada:\n")
+
+
+def test_a_days_entries_are_listed_by_meal_in_the_days_order(client, agent):
+    """They came in the order they were logged: lunch, dinner, breakfast."""
+    today = business_today(business=agent.business)
+    for meal, food in (
+        ("lunch", "Manzana"),
+        ("dinner", "Kiwi"),
+        ("breakfast", "Manzana"),
+    ):
+        _logged(agent, "socio-1001", today, meal, food, 100)
+    started = member_conversation(client, agent)
+
+    reply = reply_to(send(client, started, "¿Qué he comido hoy?"))
+
+    meals = [line.split(":")[0] for line in reply.split("\n")[1:-1]]
+    assert meals == ["- Desayuno", "- Comida", "- Cena"]
+
+
+def test_a_week_whose_diary_cannot_be_read_says_so_and_no_day_total(client, agent):
+    started = member_conversation(client, agent)
+    with inject_fault("nutrition", Fault.READS_UNAVAILABLE):
+        reply = reply_to(send(client, started, "¿Cuántas calorías llevo esta semana?"))
+
+    assert reply == "El servicio no está disponible ahora mismo."

@@ -508,12 +508,15 @@ def test_asking_whether_a_food_was_logged_logs_nothing_and_reads_the_diary(
 def test_how_much_she_has_eaten_reads_her_diary_and_logs_nothing(
     client, agent, sub, asked
 ):
-    """ "How many calories have I had today?" was answered "How many grams?"."""
+    """ "How many calories have I had today?" was answered "How many grams?".
+    The week's days are each read (today's among them)."""
     started = start(client, agent, identity_token=identity(agent, sub=sub))
     send(client, started, "Añade 100 g de arroz blanco a la comida")
 
     reply = reply_to(send(client, started, asked))
 
-    assert "130 kcal" in reply
+    today = business_today(business=agent.business)
+    assert f"- {today}: 130 kcal" in reply
     assert MealEntry.objects.count() == 1
-    assert ToolCallLog.objects.filter(tool_name="get_meal_diary").count() == 1
+    reads = ToolCallLog.objects.filter(tool_name="get_meal_diary")
+    assert reads.count() == today.weekday() + 1

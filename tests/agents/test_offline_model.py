@@ -157,6 +157,9 @@ def test_words_that_merely_look_like_logging_a_food_ask_for_no_grams(
         "Can I talk to someone?",
         "¿Me puedes pasar con alguien del gimnasio?",
         "Pásame con recepción",
+        "I want to talk to a trainer",
+        "¿Puedo hablar con un entrenador?",
+        "Can I speak to the manager?",
     ],
 )
 def test_a_visitor_asking_for_someone_is_handed_to_staff(client, agent, asked):

@@ -65,7 +65,9 @@ def test_a_food_of_several_the_catalog_lacks_is_said_so_beside_the_others(
 ):
     started = member_conversation(client, agent)
 
-    reply = reply_to(send(client, started, "¿Cuántas calorías tienen el salmón y el caviar?"))
+    reply = reply_to(
+        send(client, started, "¿Cuántas calorías tienen el salmón y el caviar?")
+    )
 
     assert SALMON in reply
     assert reply.endswith("- «caviar»: no está en el catálogo del gimnasio.")

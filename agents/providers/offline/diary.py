@@ -41,6 +41,36 @@ IT_TAKEN = re.compile(
 )
 
 
+#: The days of a diary asked about by the week: so far this week, or last week.
+THIS_WEEK = re.compile(r"\b(?:esta semana|this week|lo que va de semana)\b")
+LAST_WEEK = re.compile(r"\b(?:la semana pasada|last week)\b")
+#: The meals in the order of a day.
+MEAL_ORDER = {"breakfast": 0, "lunch": 1, "snack": 2, "dinner": 3}
+
+
+def week_asked(
+    said: str, today: datetime.date
+) -> tuple[list[datetime.date], str, str] | None:
+    """The days of the week a (folded) question about the diary names, and how
+    to say it (Spanish, English): this week's up to today, or last week's."""
+    monday = today - datetime.timedelta(days=today.weekday())
+    if THIS_WEEK.search(said):
+        days = today.weekday() + 1
+        return (
+            [monday + datetime.timedelta(days=n) for n in range(days)],
+            ("de esta semana"),
+            "this week",
+        )
+    if LAST_WEEK.search(said):
+        monday -= datetime.timedelta(days=7)
+        return (
+            [monday + datetime.timedelta(days=n) for n in range(7)],
+            ("de la semana pasada"),
+            "last week",
+        )
+    return None
+
+
 def just_logged(
     just: Mapping[str, list[dict[str, Any]]],
 ) -> list[dict[str, Any]]:
@@ -63,6 +93,7 @@ class DiaryIntents(Intents):
     ) -> Any:
         """A day's diary; ``again``: asked just before, now for the day named (or
         ``day``, the day asked about before)."""
+        week = None if again else week_asked(said, self.today)
         # "¿Qué he cenado?", "¿qué desayuné ayer?", "what's in my breakfast?",
         # "what did I have for breakfast?": that meal's day.
         of_a_meal = asks_what(said) and (
@@ -96,11 +127,13 @@ class DiaryIntents(Intents):
             # "How many calories today?": a day's, of no food.
             and not (
                 asks_nutrients(said)
-                and day_named(said, self.today)
+                and (day_named(said, self.today) or week)
                 and not food_words(said)
             )
         ):
             return None
+        if week is not None:
+            return self._week(said, results, offered, *week)
         if "get_meal_diary" not in results:
             day = day_named(said, self.today) or day or self.today
             return self._unavailable("get_meal_diary", offered) or self._call(
@@ -111,19 +144,13 @@ class DiaryIntents(Intents):
             return self._nothing_logged(result["date"]), []
         if result.get("status") != "ok":
             return self._failure(result), []
+        # By meal in the order of a day, each meal's in the order logged.
+        entries = sorted(result["entries"], key=lambda e: MEAL_ORDER.get(e["meal"], 4))
         lines = [
             f"- {self._meal(e['meal'])}: {e['food']}, {self._n(e['grams'])} g "
             f"({self._n(e['kcal'])} kcal)"
-            for e in result["entries"]
+            for e in entries
         ]
-        totals = result["totals"]
-        # With the calories, the nutrients she asked about ("¿y de proteínas?").
-        asked = [
-            f"{self._n(totals[key])} g " + self._t(f"de {spanish}", f"of {english}")
-            for words, spanish, english, key in NUTRIENTS
-            if has(said, *words)
-        ]
-        total = ", ".join([f"{self._n(totals['kcal'])} kcal", *asked])
         return (
             self._t(
                 f"Tu diario del {result['date']}:", f"Your diary for {result['date']}:"
@@ -131,9 +158,51 @@ class DiaryIntents(Intents):
             + "\n"
             + "\n".join(lines)
             + "\n"
-            + f"Total: {total}.",
+            + f"Total: {self._totals(said, result['totals'])}.",
             [],
         )
+
+    def _totals(self, said: str, totals: Mapping[str, Any]) -> str:
+        """A day's calories, with the nutrients she asked about ("¿y de
+        proteínas?"), as the diary's totals give them."""
+        asked = [
+            f"{self._n(totals[key])} g " + self._t(f"de {spanish}", f"of {english}")
+            for words, spanish, english, key in NUTRIENTS
+            if has(said, *words)
+        ]
+        return ", ".join([f"{self._n(totals['kcal'])} kcal", *asked])
+
+    def _week(
+        self,
+        said: str,
+        results: dict[str, Any],
+        offered: set[str],
+        days: list[datetime.date],
+        spanish: str,
+        english: str,
+    ) -> Any:
+        """The diary of a week's days ("¿cuántas calorías llevo esta semana?"):
+        each day read at once (one call each, in one step), then each day's
+        totals as the diary gave them; no sum of its own."""
+        if "get_meal_diary" not in results:
+            return self._unavailable("get_meal_diary", offered) or self._calls(
+                [("get_meal_diary", {"date": day.isoformat()}) for day in days]
+            )
+        read = results["get_meal_diary"]
+        failed = [got for got in read if got.get("status") not in ("ok", "no_results")]
+        if failed:
+            return self._failure(failed[0]), []
+        lines = [
+            f"- {got['date']}: "
+            + (
+                self._totals(said, got["totals"])
+                if got["status"] == "ok"
+                else self._t("nada anotado", "nothing logged")
+            )
+            for got in sorted(read, key=lambda got: str(got["date"]))
+        ]
+        head = self._t(f"Tu diario {spanish}:", f"Your diary {english}:")
+        return head + "\n" + "\n".join(lines), []
 
     def _nothing_logged(self, day: str) -> str:
         """An empty diary, naming the day looked at ("today" when it is)."""

@@ -152,6 +152,7 @@ STOPWORDS = set(
 #: Words that say when, and small words around a meal ("for", "en"): no part of a
 #: food's name.
 DAY_WORDS = {"hoy", "today", "manana", "tomorrow", "ayer", "yesterday", *WEEKDAYS}
+DAY_WORDS |= {"semana", "week", "esta", "pasada", "last"}  # "esta semana", "last week"
 LINKING_WORDS = {"al", "a", "to", "my", "mi", "for", "para", "on", "en", "at"}
 
 
