@@ -551,3 +551,40 @@ def test_and_next_week_after_a_list_asks_the_same_for_next_week(client, agent):
         "date_to": str(monday + datetime.timedelta(days=6)),
         "class_type": "yoga",
     }
+
+
+@pytest.mark.parametrize(
+    ("sub", "said", "told"),
+    [
+        (
+            "socio-1001",
+            "Reserva yoga el jueves y pilates el viernes",
+            "Las clases se reservan de una en una: dime primero una, por ejemplo "
+            "«reserva yoga el jueves».",
+        ),
+        (
+            "socio-1001",
+            "Apúntame a spinning el viernes y el jueves",
+            "Las clases se reservan de una en una: dime primero una, por ejemplo "
+            "«reserva spinning el viernes».",
+        ),
+        (
+            "socio-1003",
+            "Book me into yoga and pilates on Friday",
+            "Classes are booked one at a time: tell me one first, for example "
+            '"book yoga on Friday".',
+        ),
+    ],
+)
+def test_two_classes_in_one_booking_request_are_asked_one_at_a_time(
+    client, agent, sub, said, told
+):
+    """It looked for the first kind on the first weekday of the week's order and
+    said nothing of the other class."""
+    started = start(client, agent, identity_token=identity(agent, sub=sub))
+
+    reply = reply_to(send(client, started, said))
+
+    assert reply == told
+    assert not ToolCallLog.objects.exists()
+    assert not Booking.objects.exists()

@@ -19,11 +19,13 @@ from agents.providers.offline.words import (
     day_of,
     has,
     kind_named,
+    kinds_named,
     meal_named,
     ordinal_named,
     part_of_day_named,
     time_named,
     week_days_named,
+    weekdays_named,
 )
 from gymnasia.text import fold
 
@@ -295,6 +297,19 @@ class ClassIntents(Intents):
             return None
         if GRAMS.search(said) or meal_named(said):
             return None  # "apúntame 200 g de pollo en la comida": the diary's
+        kinds, weekdays = kinds_named(said), weekdays_named(said)
+        if not like and (len(kinds) > 1 or len(weekdays) > 1):
+            # "Reserva yoga el jueves y pilates el viernes": never one of them
+            # booked and the other left unsaid.
+            es = " ".join(["reserva", *kinds[:1], *(f"el {d}" for d in weekdays[:1])])
+            en = " ".join(
+                ["book", *kinds[:1], *(f"on {d.capitalize()}" for d in weekdays[:1])]
+            )
+            return self._t(
+                f"Las clases se reservan de una en una: dime primero una, por "
+                f"ejemplo «{es}».",
+                f'Classes are booked one at a time: tell me one first, for example "{en}".',
+            ), []
         shown = earlier.get("list_classes", {}).get("sessions", [])[:CLASSES_SHOWN]
         kind = kind_named(said)
         day = day_named(said, self.today)

@@ -427,6 +427,30 @@ def kind_named(said: str) -> str | None:
     )
 
 
+def kinds_named(said: str) -> list[str]:
+    """Every kind of class a (folded) message names, in the order said."""
+    found = {
+        kind: match.start()
+        for kind in CLASS_TYPES
+        if (match := re.search(rf"\b{kind}\b", said))
+    }
+    for alias, kind in CLASS_ALIASES.items():
+        match = re.search(rf"\b{alias}\b", said)
+        if match and kind not in found:
+            found[kind] = match.start()
+    return sorted(found, key=found.__getitem__)
+
+
+def weekdays_named(said: str) -> list[str]:
+    """Every weekday a (folded) message names, as said, in the order said."""
+    found = [
+        (match.start(), name)
+        for name in WEEKDAYS
+        for match in re.finditer(rf"\b{name}\b", said)
+    ]
+    return [name for _, name in sorted(found)]
+
+
 def ordinal_named(said: str) -> int | None:
     """The place in a list a (folded) message names ("la primera", "the last")."""
     return next((i for word, i in ORDINALS.items() if has(said, word)), None)
