@@ -4,10 +4,14 @@ words it says them in, and how it proposes a call or tells why one failed."""
 from __future__ import annotations
 
 import datetime
+import functools
+import gettext as catalogs
+import re
 import uuid
 from collections.abc import Mapping
 from typing import Any
 
+from django.conf import settings
 from django.utils.translation import gettext, override
 
 from agents.providers.offline.words import MEAL_WORDS
@@ -119,7 +123,15 @@ class Intents:
         language where the app says it in theirs ("This class is full."); a
         model would reword it, and the demo model knows only the app's words."""
         with override(self.language):
-            return gettext(reason)
+            reworded = gettext(reason)
+        if reworded != reason:
+            return reworded
+        # A sentence with its blanks filled in ("It overlaps the freeze from
+        # 2027-08-01 to …") is in the app's words only with its blanks.
+        for pattern, theirs in sentences_with_blanks(self.language):
+            if found := pattern.fullmatch(reason):
+                return theirs % found.groupdict()
+        return reason
 
     def _failure(self, result: Mapping[str, Any], *, undone: bool = False) -> str:
         """What a result that is not a plain success means for her; ``undone``:
@@ -174,6 +186,37 @@ class Intents:
             foreign = self.language != "en" and reworded == reason
             said.append(f"«{reason}»" if foreign else reworded)
         return self._t("No se ha podido: ", "It could not be done: ") + " ".join(said)
+
+
+BLANK = re.compile(r"%\((\w+)\)[sd]")
+
+
+@functools.cache
+def sentences_with_blanks(language: str) -> list[tuple[re.Pattern[str], str]]:
+    """The app's own sentences with blanks ("… from %(start)s to %(end)s."), each
+    as a pattern that finds what fills its blanks and its words in ``language``;
+    the sentence with most words of its own first, so that the likeliest is tried
+    first."""
+    words = catalogs.translation(
+        "django", settings.LOCALE_PATHS[0], languages=[language], fallback=True
+    )
+    found = []
+    for english, theirs in getattr(words, "_catalog", {}).items():
+        if not isinstance(english, str) or not BLANK.search(english):
+            continue
+        parts, named = [], set()
+        for piece, name in zip(
+            BLANK.split(english)[::2], [*BLANK.findall(english), None], strict=True
+        ):
+            parts.append(re.escape(piece))
+            if name in named:
+                parts.append(f"(?P={name})")
+            elif name:
+                parts.append(f"(?P<{name}>.+?)")
+                named.add(name)
+        found.append((len(BLANK.sub("", english)), re.compile("".join(parts)), theirs))
+    found.sort(key=lambda each: -each[0])
+    return [(pattern, theirs) for _, pattern, theirs in found]
 
 
 #: A write, and the write that takes its effect away: (undoing tool, the key of
