@@ -588,3 +588,73 @@ def test_two_classes_in_one_booking_request_are_asked_one_at_a_time(
     assert reply == told
     assert not ToolCallLog.objects.exists()
     assert not Booking.objects.exists()
+
+
+@pytest.mark.parametrize(
+    ("asked", "meant", "booked", "told"),
+    [
+        (
+            "¿Qué clases hay el {day} por la tarde?",
+            "Reserva la primera",
+            1,
+            "Reserva confirmada: Body Pump el ",
+        ),
+        (
+            "What classes are there on {day} in the evening?",
+            "book the first one",
+            2,
+            "Reserva confirmada: Pilates el ",
+        ),
+        (
+            "¿Qué clases hay el {day} por la tarde?",
+            "Reserva la segunda",
+            2,
+            "Reserva confirmada: Pilates el ",
+        ),
+        (
+            "¿Qué clases hay el {day} por la mañana?",
+            "¿a qué hora es?",
+            None,
+            "Yoga es el {day} 08:00 en Sala 1.",
+        ),
+        (
+            "¿Qué clases hay el {day} a las 17:00?",
+            "apúntame",
+            2,
+            "Reserva confirmada: Pilates el ",
+        ),
+    ],
+)
+def test_a_list_narrowed_to_a_part_of_the_day_is_the_list_pointed_at(
+    client, agent, asked, meant, booked, told
+):
+    """It booked the first class of the whole day (a morning class) for "the first
+    one" of the evening's list it had just shown."""
+    day, sessions = classes_on_a_later_day(
+        agent, "Yoga", "Body Pump", "Pilates", "Spinning", hours=(8, 13, 17, 20)
+    )
+    started = member_conversation(client, agent)
+    send(client, started, asked.format(day=day))
+
+    reply = reply_to(send(client, started, meant))
+
+    assert reply.startswith(told.format(day=day))
+    if booked is None:
+        assert not Booking.objects.exists()
+    else:
+        assert Booking.objects.get().session_id == sessions[booked].pk
+
+
+def test_the_places_of_an_afternoons_list_keep_to_the_afternoon(client, agent):
+    day, sessions = classes_on_a_later_day(
+        agent, "Yoga", "Body Pump", "Pilates", hours=(8, 13, 17)
+    )
+    started = member_conversation(client, agent)
+    send(client, started, f"¿Qué clases hay el {day} por la tarde?")
+    places = reply_to(send(client, started, "¿cuántas plazas quedan?"))
+    assert "Yoga" not in places
+
+    reply = reply_to(send(client, started, "Reserva la primera"))
+
+    assert reply.startswith("Reserva confirmada: Body Pump el ")
+    assert Booking.objects.get().session_id == sessions[1].pk

@@ -520,3 +520,58 @@ def test_how_much_she_has_eaten_reads_her_diary_and_logs_nothing(
     assert MealEntry.objects.count() == 1
     reads = ToolCallLog.objects.filter(tool_name="get_meal_diary")
     assert reads.count() == today.weekday() + 1
+
+
+@pytest.mark.parametrize(
+    ("sub", "logged", "asked", "told"),
+    [
+        (
+            "socio-1001",
+            "apunta 150 g de pollo en la comida",
+            "¿cuántas proteínas son?",
+            "150 g de Pechuga de pollo a la plancha: 247,5 kcal, 46,5 g de proteínas.",
+        ),
+        (
+            "socio-1003",
+            "add 150 g of chicken to lunch",
+            "how much protein is that?",
+            "150 g of Pechuga de pollo a la plancha: 247.5 kcal, 46.5 g of protein.",
+        ),
+        (
+            "socio-1001",
+            "apunta 150 g de pollo y 100 g de arroz blanco en la comida",
+            "¿y calorías?",
+            "150 g de Pechuga de pollo a la plancha: 247,5 kcal.\n"
+            "100 g de Arroz blanco (cocido): 130 kcal.",
+        ),
+    ],
+)
+def test_the_nutrients_of_what_she_just_logged_are_read_from_her_diary(
+    client, agent, sub, logged, asked, told
+):
+    """She was answered with what the assistant can do, as if never asked."""
+    started = start(client, agent, identity_token=identity(agent, sub=sub))
+    send(client, started, logged)
+    entries = MealEntry.objects.count()
+
+    reply = reply_to(send(client, started, asked))
+
+    assert reply == told
+    [read] = ToolCallLog.objects.filter(tool_name="get_meal_diary")
+    assert read.arguments == {
+        "date": business_today(business=agent.business).isoformat()
+    }
+    assert MealEntry.objects.count() == entries
+
+
+def test_the_nutrients_of_a_food_logged_then_removed_are_not_made_up(client, agent):
+    started = member_conversation(client, agent)
+    send(client, started, "apunta 150 g de pollo en la comida")
+    MealEntry.objects.all().delete()  # removed elsewhere, by the gym's app
+
+    reply = reply_to(send(client, started, "¿cuántas calorías son?"))
+
+    assert reply == (
+        "150 g de Pechuga de pollo a la plancha: ya no está en tu diario del "
+        f"{business_today(business=agent.business).isoformat()}."
+    )

@@ -71,6 +71,7 @@ class BookingIntents(Intents):
         offered: set[str],
         earlier: Mapping[str, dict[str, Any]],
         before: Mapping[str, dict[str, Any]],
+        shown: list[dict[str, Any]],
     ) -> Any:
         """ "¿A qué hora es?", "¿en qué sala?", "¿quién da la clase?" right after a
         booking, or a list of one class: that class's time, room or instructor,
@@ -78,7 +79,7 @@ class BookingIntents(Intents):
         teaches = has(said, *WHO_TEACHES)
         if not (teaches or WHEN_WHERE.search(said)):
             return None
-        session = _class_just_told(earlier, before)
+        session = _class_just_told(earlier, before, shown)
         if session is None:
             return None
         if teaches:
@@ -105,6 +106,7 @@ class BookingIntents(Intents):
         offered: set[str],
         earlier: Mapping[str, dict[str, Any]],
         before: Mapping[str, dict[str, Any]],
+        shown: list[dict[str, Any]],
     ) -> Any:
         """ "Al final no puedo ir", "¿cancelo la de pilates o mejor no?": never a
         cancellation on a guess; how to ask for one, naming the class she was
@@ -116,7 +118,7 @@ class BookingIntents(Intents):
         unavailable = self._unavailable("cancel_booking", offered)
         if unavailable is not None:
             return unavailable
-        booking = _class_just_told(earlier, before)
+        booking = _class_just_told(earlier, before, shown)
         if booking is not None and "booking_id" not in booking:
             # A class just listed is hers only when she has a place in it.
             booking = booking if booking.get("member_booked") else None
@@ -361,14 +363,15 @@ class BookingIntents(Intents):
 
 
 def _class_just_told(
-    earlier: Mapping[str, dict[str, Any]], before: Mapping[str, dict[str, Any]]
+    earlier: Mapping[str, dict[str, Any]],
+    before: Mapping[str, dict[str, Any]],
+    shown: list[dict[str, Any]],
 ) -> dict[str, Any] | None:
     """The class the turn before told her of: the one it booked, else the only
-    one it listed."""
+    one its list showed."""
     booked = earlier.get("book_class", {}).get("booking")
-    listed = earlier.get("list_classes", {}).get("sessions", [])
     if "book_class" in before and booked:
         return booked
-    if "list_classes" in before and len(listed) == 1:
-        return listed[0]
+    if "list_classes" in before and len(shown) == 1:
+        return shown[0]
     return None

@@ -283,10 +283,12 @@ class ClassIntents(Intents):
         offered: set[str],
         earlier: Mapping[str, dict[str, Any]],
         before: Mapping[str, dict[str, Any]],
+        shown: list[dict[str, Any]],
         like: Mapping[str, Any] | None = None,
     ) -> Any:
-        """A class booked; ``like``: the booking just made, of which this is
-        another ("y también el de las 19:00": that kind, that day, unless said)."""
+        """A class booked; ``shown``: the classes the last list showed her;
+        ``like``: the booking just made, of which this is another ("y también el
+        de las 19:00": that kind, that day, unless said)."""
         if not (like or asks_for(said, *BOOK_WORDS)):
             return None
         if has(said, "al gimnasio", "the gym") and not (
@@ -310,7 +312,6 @@ class ClassIntents(Intents):
                 f"ejemplo «{es}».",
                 f'Classes are booked one at a time: tell me one first, for example "{en}".',
             ), []
-        shown = earlier.get("list_classes", {}).get("sessions", [])[:CLASSES_SHOWN]
         kind = kind_named(said)
         day = day_named(said, self.today)
         if like:
@@ -464,6 +465,29 @@ class ClassIntents(Intents):
             f"There are several: {names}. Which one shall I book? Tell me its time, "
             f'for example: "book {kind} on {day} at {time}".',
         )
+
+
+def shown_of(
+    listed: Mapping[str, Any] | None, previous: str, asked: str, today: datetime.date
+) -> list[dict[str, Any]]:
+    """The classes a list showed her: those of the tool's result (``listed``) in
+    the part of the day or at the hour her question (``asked``, said after
+    ``previous``) named, as many as a list shows; a question of the places left
+    that named no day kept the part of the day of the one before it."""
+    sessions = list((listed or {}).get("sessions", []))
+    said = fold(asked)
+    time = time_named(said)
+    part = None
+    if time is None:
+        part = part_of_day_named(said)
+        named = day_named(said, today) or week_days_named(said, today)
+        if part is None and PLACES_LEFT.search(said) and not named:
+            part = part_of_day_named(fold(previous))
+    if part is not None:
+        sessions = [s for s in sessions if _in_part(s, part)]
+    if time is not None:
+        sessions = [s for s in sessions if _at(s, time)]
+    return sessions[:CLASSES_SHOWN]
 
 
 def _in_part(session: Mapping[str, Any], part: PartOfDay) -> bool:

@@ -204,6 +204,47 @@ class DiaryIntents(Intents):
         head = self._t(f"Tu diario {spanish}:", f"Your diary {english}:")
         return head + "\n" + "\n".join(lines), []
 
+    def _logged_nutrients(
+        self,
+        said: str,
+        results: dict[str, Any],
+        offered: set[str],
+        logged: list[dict[str, Any]],
+    ) -> Any:
+        """ "¿Cuántas proteínas son?" right after foods were logged: each entry's
+        calories, and the nutrients asked, as her diary of its day gives them
+        (what the write returns has none)."""
+        days = sorted({entry["date"] for entry in logged})
+        if "get_meal_diary" not in results:
+            return self._unavailable("get_meal_diary", offered) or self._calls(
+                [("get_meal_diary", {"date": day}) for day in days]
+            )
+        read = dict(zip(days, results["get_meal_diary"], strict=False))
+        lines = []
+        for entry in logged:
+            result = read.get(entry["date"], {})
+            if result.get("status") not in ("ok", "no_results"):
+                return self._failure(result), []
+            found = next(
+                (
+                    line
+                    for line in result.get("entries", [])
+                    if line["entry_id"] == entry["entry_id"]
+                ),
+                None,
+            )
+            food = f"{self._n(entry['grams'])} g {self._t('de', 'of')} {entry['food']}"
+            lines.append(
+                f"{food}: {self._totals(said, found)}."
+                if found
+                else f"{food}: "
+                + self._t(
+                    f"ya no está en tu diario del {entry['date']}.",
+                    f"it is no longer in your diary for {entry['date']}.",
+                )
+            )
+        return "\n".join(lines), []
+
     def _nothing_logged(self, day: str) -> str:
         """An empty diary, naming the day looked at ("today" when it is)."""
         if day == self.today.isoformat():

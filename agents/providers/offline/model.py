@@ -26,7 +26,7 @@ from agents.providers.base import (
 )
 from agents.providers.offline.account import FREEZE_WORDS, AccountIntents
 from agents.providers.offline.bookings import BookingIntents
-from agents.providers.offline.classes import ClassIntents
+from agents.providers.offline.classes import ClassIntents, shown_of
 from agents.providers.offline.diary import DiaryIntents, just_logged
 from agents.providers.offline.food_log import FoodLogIntents, request_of
 from agents.providers.offline.nutrients import NutrientIntents
@@ -135,6 +135,12 @@ class OfflineProvider(
             kind_named(said) or has(said, "clase", "class", "reserva", "booking")
         ):
             return self._gym_info(offered), []
+        # The classes the last list showed her, which "la primera" points at.
+        shown = shown_of(
+            earlier.get("list_classes"),
+            *heard.asked.get("list_classes", ("", "")),
+            self.today,
+        )
         for intent in (
             partial(self._undo, just=heard.just),
             partial(
@@ -147,11 +153,11 @@ class OfflineProvider(
             partial(self._person, message=message),
             self._leave,
             partial(self._cancel, earlier=earlier, before=before),
-            partial(self._cannot_go, earlier=earlier, before=before),
+            partial(self._cannot_go, earlier=earlier, before=before, shown=shown),
             self._move,
-            partial(self._about_the_class, earlier=earlier, before=before),
+            partial(self._about_the_class, earlier=earlier, before=before, shown=shown),
             self._bookings,
-            partial(self._book, earlier=earlier, before=before),
+            partial(self._book, earlier=earlier, before=before, shown=shown),
             partial(self._remove_food, just=heard.just),
             self._change_entry,
             partial(self._add_food, earlier=earlier, previous=previous),
@@ -167,7 +173,14 @@ class OfflineProvider(
             # Before "hasta mañana" is taken for a question about tomorrow.
             return self._t("¡Hasta pronto!", "Goodbye!"), []
         answer = self._follow_up(
-            said, results, offered, before, earlier, previous, heard.before_previous
+            said,
+            results,
+            offered,
+            before,
+            earlier,
+            previous,
+            heard.before_previous,
+            heard.just,
         )
         if answer is not None:
             return answer
@@ -259,12 +272,13 @@ class OfflineProvider(
         earlier: dict[str, dict[str, Any]],
         previous: str,
         before_previous: str,
+        just: dict[str, list[dict[str, Any]]],
     ) -> Any:
         """ "¿Y el sábado?", "¿y ayer?": the question of the turn before (the
         classes, the diary), asked again for the day named; the same kind of
         class when it goes on from it ("y …", "what about …"). "Y 200 g de
         arroz": another food for the meal just logged. "¿Cuántas calorías son?"
-        after her diary: that diary's totals. "El blanco" after being asked
+        after her diary: that diary's totals; after foods logged: theirs. "El blanco" after being asked
         which food to log: that one, logged as she asked before. "¿Y el arroz?"
         after a food's nutrients: the rice's. "Y también el de las 19:00" after
         a booking: that class too."""
@@ -283,6 +297,9 @@ class OfflineProvider(
             return self._add_food(
                 said, results, offered, earlier, like=before["add_food_to_meal"]
             )
+        logged = just_logged(just)
+        if "add_food_to_meal" in before and logged and asks_nutrients(said):
+            return self._logged_nutrients(said, results, offered, logged)
         if "get_meal_diary" in before and asks_nutrients(said):
             day = day_of(before["get_meal_diary"])
             return self._diary(said, results, offered, again=True, day=day)
@@ -294,7 +311,9 @@ class OfflineProvider(
         booked = earlier.get("book_class", {}).get("booking")
         if "book_class" in before and booked and goes_on and time_named(said):
             # "Y también el de las 19:00" right after a booking: another class.
-            return self._book(said, results, offered, earlier, before, like=booked)
+            return self._book(
+                said, results, offered, earlier, before, shown=[], like=booked
+            )
         if "list_classes" in before and goes_on and time_named(said):
             # "¿Y en la de las 19:00?" after a list, or the places left in it.
             return self._classes(
@@ -342,6 +361,9 @@ class Heard(NamedTuple):
     #: The member's message before the last, and the one before that.
     previous: str
     before_previous: str
+    #: The member's message each of ``earlier``'s results answered, with the one
+    #: said before it.
+    asked: dict[str, tuple[str, str]]
 
 
 def _heard(history: tuple[Any, ...]) -> Heard:
@@ -352,9 +374,11 @@ def _heard(history: tuple[Any, ...]) -> Heard:
     names: dict[str, str] = {}
     called: dict[str, dict[str, Any]] = {}
     before: dict[str, dict[str, Any]] = {}
+    asked: dict[str, tuple[str, str]] = {}
     for item in history:
         if isinstance(item, UserText):
             earlier.update({name: got[-1] for name, got in results.items()})
+            asked.update({name: (previous, message) for name in results})
             # A turn that called nothing ("gracias") leaves the subject as is.
             if called:
                 before, just = called, results
@@ -369,7 +393,9 @@ def _heard(history: tuple[Any, ...]) -> Heard:
             for result in item.results:
                 name = names.get(result.call_id, "")
                 results.setdefault(name, []).append(dict(result.payload))
-    return Heard(message, results, earlier, before, just, previous, before_previous)
+    return Heard(
+        message, results, earlier, before, just, previous, before_previous, asked
+    )
 
 
 def _arguments(arguments: Any) -> dict[str, Any]:
