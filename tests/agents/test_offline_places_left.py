@@ -7,8 +7,9 @@ import pytest
 
 from gymnasia.classes.models import Booking
 from gymnasia.gyms.models import Member
-from tests.agents.api_client import send
+from tests.agents.api_client import identity, send, start
 from tests.agents.offline_kit import (
+    cancelled_told,
     classes_on_a_later_day,
     member_conversation,
     reply_to,
@@ -110,7 +111,7 @@ def test_a_full_class_says_it_is_full_and_one_she_is_in_says_so(client, agent):
         f"Spinning el {day} 10:00 (Sala 1) está completa."
     )
     assert reply_to(send(client, started, "¿Quedan plazas en la de pilates?")) == (
-        f"Ya tienes plaza en Pilates el {day} 09:00 (Sala 1)."
+        f"Ya tienes plaza en Pilates el {day} 09:00 (Sala 1); quedan 9 plazas libres."
     )
     assert Booking.objects.count() == 2
 
@@ -186,3 +187,102 @@ def test_places_after_a_list_of_part_of_a_day_are_of_that_part(client, agent):
     reply = reply_to(send(client, started, "¿Quedan plazas en la de spinning?"))
 
     assert reply == f"Quedan 10 plazas en Spinning el {day} 19:00 (Sala 1)."
+
+
+@pytest.mark.parametrize(
+    ("sub", "listed", "booked", "asked", "told"),
+    [
+        (
+            "socio-1001",
+            "¿Qué clases hay el {day}?",
+            "Reserva la primera",
+            "¿Cuántas plazas quedan?",
+            "Ya tienes plaza en Yoga el {day} 08:00 (Sala 1); quedan 9 plazas libres.",
+        ),
+        (
+            "socio-1003",
+            "What classes are there on {day}?",
+            "book the first one",
+            "any spots left?",
+            "You already have a place in Yoga on {day} 08:00 (Sala 1); 9 places are "
+            "left.",
+        ),
+    ],
+)
+def test_places_asked_right_after_a_booking_are_that_class(
+    client, agent, sub, listed, booked, asked, told
+):
+    """It listed the places of every class of the week."""
+    day, _ = classes_on_a_later_day(agent, "Yoga", "Pilates")
+    started = start(client, agent, identity_token=identity(agent, sub=sub))
+    send(client, started, listed.format(day=day))
+    send(client, started, booked)
+    assert Booking.objects.count() == 1
+
+    reply = reply_to(send(client, started, asked))
+
+    assert reply == told.format(day=day)
+    read = ToolCallLog.objects.filter(tool_name="list_classes").latest("created_at")
+    assert read.arguments == {"date_from": day, "date_to": day, "class_type": "yoga"}
+    assert Booking.objects.count() == 1
+
+
+@pytest.mark.parametrize(
+    ("capacity", "told"),
+    [(2, "; queda 1 plaza libre."), (1, "; no quedan más.")],
+)
+def test_the_last_places_of_her_class_are_said_as_they_are(
+    client, agent, capacity, told
+):
+    day, sessions = classes_on_a_later_day(agent, "Yoga")
+    sessions[0].capacity = capacity
+    sessions[0].save()
+    started = member_conversation(client, agent)
+    send(client, started, f"¿Qué clases hay el {day}?")
+    send(client, started, "Reserva la primera")
+
+    reply = reply_to(send(client, started, "¿Quedan plazas?"))
+
+    assert reply == f"Ya tienes plaza en Yoga el {day} 08:00 (Sala 1){told}"
+
+
+@pytest.mark.parametrize(
+    ("sub", "language", "said"),
+    [
+        (
+            "socio-1001",
+            "es",
+            (
+                "¿Qué clases hay el {day}?",
+                "Reserva la primera",
+                "¿Quedan plazas?",
+                "Cancélala",
+            ),
+        ),
+        (
+            "socio-1003",
+            "en",
+            (
+                "What classes are there on {day}?",
+                "book the first one",
+                "any spots left?",
+                "cancel it",
+            ),
+        ),
+    ],
+)
+def test_her_class_just_told_of_by_its_places_is_the_one_cancelled(
+    client, agent, sub, language, said
+):
+    """Told of the places of the class she had just booked, "cancélala" was not
+    understood."""
+    day, _ = classes_on_a_later_day(agent, "Yoga", "Pilates")
+    started = start(client, agent, identity_token=identity(agent, sub=sub))
+    *before, cancel = said
+    for text in before:
+        send(client, started, text.format(day=day))
+
+    reply = reply_to(send(client, started, cancel))
+
+    assert reply == cancelled_told(language)
+    assert not Booking.objects.filter(status=Booking.Status.CONFIRMED).exists()

@@ -144,6 +144,7 @@ class BookingIntents(Intents):
         offered: set[str],
         earlier: Mapping[str, dict[str, Any]],
         before: Mapping[str, dict[str, Any]],
+        shown: list[dict[str, Any]],
     ) -> Any:
         kind = kind_named(said)
         # "Cancela la del martes": a booking named by its day.
@@ -152,14 +153,17 @@ class BookingIntents(Intents):
         )
         booked = earlier.get("book_class", {}).get("booking", {}).get("booking_id")
         # "Cancélala", "cancel it": the booking last made, or the only one last
-        # listed, when that is what she was last told of.
+        # listed, or her place in the only class last listed, when that is what
+        # she was last told of.
         listed = earlier.get("list_my_bookings", {}).get("bookings", [])
+        told = _class_just_told(earlier, before, shown)
+        meant = None
         if "book_class" in before:
             meant = booked
         elif "list_my_bookings" in before and len(listed) == 1:
             meant = listed[0]["booking_id"]
-        else:
-            meant = None
+        elif told is not None and told.get("member_booked"):
+            meant = ("session", told["session_id"])
         it = meant is not None and has(said, "cancelala", "anulala", "cancel it")
         # "La de las dos" is a class at two, not both of them.
         every = has(said, *EVERY) and not re.search(r"\bde las dos\b", said)
@@ -218,7 +222,11 @@ class BookingIntents(Intents):
                 ), []
             chosen = [chosen[place]]
         if it:
-            chosen = [b for b in bookings if b["booking_id"] == meant]
+            chosen = [
+                b
+                for b in bookings
+                if meant in (b["booking_id"], ("session", b["session_id"]))
+            ]
         elif that and booked is not None:
             # "Cancel that booking" right after one was made: that one.
             chosen = [b for b in bookings if b["booking_id"] == booked]

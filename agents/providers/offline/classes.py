@@ -66,6 +66,7 @@ class ClassIntents(Intents):
         like: Mapping[str, Any] | None = None,
         before: Mapping[str, dict[str, Any]] | None = None,
         previous: str = "",
+        booked: Mapping[str, Any] | None = None,
     ) -> Any:
         """A day's (or the week's) classes; ``like``: the arguments of the list
         asked for just before, of which this is the same question for another
@@ -73,15 +74,25 @@ class ClassIntents(Intents):
         ("¿y la de las 19:00?"). The places left ("¿cuántas plazas quedan?") are
         read again (places change), of the classes named, or else of those of the
         list asked for just before (``before``, in the part of the day her
-        ``previous`` message named)."""
+        ``previous`` message named), or of the class just ``booked``."""
         places = bool(PLACES_LEFT.search(said))
         day = day_named(said, self.today)
         week = None if day else week_days_named(said, self.today)
         part_before = None
+        at = None  # the hour of the class just booked
         if places and like is None and not (day or week) and before:
             like = before.get("list_classes")
             if like is not None:
                 part_before = part_of_day_named(previous)
+            elif booked and not kind_named(said):
+                # "¿Cuántas plazas quedan?" right after a booking: in that class.
+                starts = when_of(booked)
+                like = {
+                    "date_from": starts[:10],
+                    "date_to": starts[:10],
+                    "class_type": fold(booked["class"]),
+                }
+                at = (int(starts[11:13]), int(starts[14:16]))
         if like is not None and not places:
             # "¿Y el sábado?", "¿y en la de las 19:00?" after asking for places.
             places = bool(PLACES_LEFT.search(previous))
@@ -120,7 +131,7 @@ class ClassIntents(Intents):
         if result.get("status") != "ok":
             return self._failure(result), []
         sessions = result["sessions"]
-        time = time_named(said)
+        time = time_named(said) or at
         # "A las 7 de la tarde" is an hour, not the whole afternoon.
         part = (part_of_day_named(said) or part_before) if time is None else None
         if part is not None:
@@ -171,8 +182,20 @@ class ClassIntents(Intents):
         es = f"{session['class']} el {when_of(session)} ({session['room']})"
         en = f"{session['class']} on {when_of(session)} ({session['room']})"
         if session.get("member_booked"):
+            if left <= 0:
+                return self._t(
+                    f"Ya tienes plaza en {es}; no quedan más.",
+                    f"You already have a place in {en}; no other place is left.",
+                )
             return self._t(
-                f"Ya tienes plaza en {es}.", f"You already have a place in {en}."
+                f"Ya tienes plaza en {es}; "
+                + (
+                    "queda 1 plaza libre."
+                    if left == 1
+                    else f"quedan {left} plazas libres."
+                ),
+                f"You already have a place in {en}; "
+                + ("1 place is left." if left == 1 else f"{left} places are left."),
             )
         if left <= 0:
             return self._t(f"{es} está completa.", f"{en} is full.")

@@ -152,7 +152,7 @@ class OfflineProvider(
             self._payments,
             partial(self._person, message=message),
             self._leave,
-            partial(self._cancel, earlier=earlier, before=before),
+            partial(self._cancel, earlier=earlier, before=before, shown=shown),
             partial(self._cannot_go, earlier=earlier, before=before, shown=shown),
             self._move,
             partial(self._about_the_class, earlier=earlier, before=before, shown=shown),
@@ -162,7 +162,14 @@ class OfflineProvider(
             self._change_entry,
             partial(self._add_food, earlier=earlier, previous=previous),
             self._diary,
-            partial(self._classes, before=before, previous=fold(previous)),
+            partial(
+                self._classes,
+                before=before,
+                previous=fold(previous),
+                booked=earlier.get("book_class", {}).get("booking")
+                if "book_class" in before
+                else None,
+            ),
             self._membership,
             self._nutrients,
         ):
