@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime
 import functools
 import operator
+import re
 from dataclasses import dataclass
 from decimal import Decimal
 
@@ -36,12 +37,20 @@ def foods_search(*, business: Business, query: str, limit: int = 10) -> list[Foo
         )
     qs = Food.objects.filter(business=business)
     for word in words:
-        qs = qs.filter(
-            functools.reduce(
-                operator.or_, (Q(search_text__contains=f) for f in _forms(word))
-            )
-        )
+        qs = qs.filter(_matching(word))
     return list(qs.order_by("name")[:limit])
+
+
+def _matching(word: str) -> Q:
+    """Foods a (folded) word of a search finds: any that contain it or a singular
+    it may be the plural of; a word of one or two letters ("té", "de") only as a
+    whole word, since as a part of one it is in most names."""
+    if len(word) < 3:
+        pattern = f"(^|[^a-z0-9]){re.escape(word)}([^a-z0-9]|$)"
+        return Q(search_text__regex=pattern)
+    return functools.reduce(
+        operator.or_, (Q(search_text__contains=f) for f in _forms(word))
+    )
 
 
 def _forms(word: str) -> list[str]:

@@ -265,6 +265,30 @@ def test_foods_search_of_a_short_plural_looks_for_the_word_only(member):
     assert foods_search(business=member.business, query="gas") == []
 
 
+@pytest.mark.parametrize(
+    ("query", "found"),
+    [
+        ("té", ["Té verde"]),
+        ("pan de molde", ["Pan de molde"]),
+        ("hi", []),
+        ("a", []),
+    ],
+)
+def test_foods_search_of_a_word_of_one_or_two_letters_looks_for_it(
+    member, query, found
+):
+    """ "Té" and "de" failed the search (a handler error), where they are words
+    like any other."""
+    FoodFactory(business=member.business, name="Té verde")
+    FoodFactory(business=member.business, name="Pan de molde")
+    FoodFactory(business=member.business, name="Pan integral")
+    FoodFactory(business=member.business, name="Tomate")
+
+    foods = foods_search(business=member.business, query=query)
+
+    assert [f.name for f in foods] == found
+
+
 def test_foods_search_stays_in_its_business(member, rice):
     FoodFactory(business=BusinessFactory(), name="Arroz salvaje")
     assert foods_search(business=member.business, query="arroz") == [rice]
