@@ -126,6 +126,44 @@ def test_a_greeting_is_greeted_back_with_what_it_can_help_with(
 
 
 @pytest.mark.parametrize(
+    ("said", "sub", "searched", "told"),
+    [
+        (
+            "Hola, ¿cuántos carbohidratos tiene el arroz integral?",
+            "socio-1001",
+            "arroz integral",
+            "Arroz integral (cocido): 23,5 g",
+        ),
+        (
+            "Buenas tardes! proteínas de la avena",
+            "socio-1001",
+            "avena",
+            "Copos de avena: 66 g",
+        ),
+        (
+            "Hi, how much protein does the brown rice have?",
+            "socio-1003",
+            "brown rice",
+            "Arroz integral (cocido): 23.5 g",
+        ),
+    ],
+)
+def test_a_greeting_before_a_question_is_not_taken_for_part_of_it(
+    client, agent, said, sub, searched, told
+):
+    """ "Hi" was searched for as a food, and the search failed."""
+    started = start(client, agent, identity_token=identity(agent, sub=sub))
+
+    reply = reply_to(send(client, started, said))
+
+    assert told in reply
+    assert not reply.startswith(("¡Hola!", "Hello!"))
+    assert list(
+        ToolCallLog.objects.values_list("tool_name", "arguments", "status")
+    ) == [("search_foods", {"query": searched}, "ok")]
+
+
+@pytest.mark.parametrize(
     ("sub", "said", "told"),
     [
         (None, "¿Cuánto cuesta apuntarse al gimnasio?", "Puedo ayudarte con "),

@@ -275,8 +275,8 @@ def test_her_class_just_told_of_by_its_places_is_the_one_cancelled(
     client, agent, sub, language, said
 ):
     """Told of the places of the class she had just booked, "cancélala" was not
-    understood."""
-    day, _ = classes_on_a_later_day(agent, "Yoga", "Pilates")
+    understood; with another yoga class that day, it still was not."""
+    day, _ = classes_on_a_later_day(agent, "Yoga", "Pilates", "Yoga")
     started = start(client, agent, identity_token=identity(agent, sub=sub))
     *before, cancel = said
     for text in before:

@@ -491,12 +491,17 @@ class ClassIntents(Intents):
 
 
 def shown_of(
-    listed: Mapping[str, Any] | None, previous: str, asked: str, today: datetime.date
+    listed: Mapping[str, Any] | None,
+    previous: str,
+    asked: str,
+    today: datetime.date,
+    booked: Mapping[str, Any] | None = None,
 ) -> list[dict[str, Any]]:
     """The classes a list showed her: those of the tool's result (``listed``) in
     the part of the day or at the hour her question (``asked``, said after
     ``previous``) named, as many as a list shows; a question of the places left
-    that named no day kept the part of the day of the one before it."""
+    that named no day kept the part of the day of the one before it, or, asked
+    right after a booking (``booked``) and naming no class, showed that class."""
     sessions = list((listed or {}).get("sessions", []))
     said = fold(asked)
     time = time_named(said)
@@ -504,8 +509,10 @@ def shown_of(
     if time is None:
         part = part_of_day_named(said)
         named = day_named(said, today) or week_days_named(said, today)
-        if part is None and PLACES_LEFT.search(said) and not named:
-            part = part_of_day_named(fold(previous))
+        if PLACES_LEFT.search(said) and not named:
+            if booked is not None and not kind_named(said):
+                return [s for s in sessions if s["session_id"] == booked["session_id"]]
+            part = part or part_of_day_named(fold(previous))
     if part is not None:
         sessions = [s for s in sessions if _in_part(s, part)]
     if time is not None:

@@ -89,7 +89,8 @@ GOODBYE = re.compile(
 )
 #: A message that opens with a greeting ("hola", "buenos días", "good morning").
 GREETING = re.compile(
-    r"\W*(hola|buenas|buenos dias|hi|hello|hey|good (morning|afternoon|evening))\b"
+    r"(\W*(hola|buenas( tardes| noches)?|buenos dias|hi|hello|hey"
+    r"|good (morning|afternoon|evening)))+\b"
 )
 
 
@@ -119,6 +120,10 @@ class OfflineProvider(
         message, previous = heard.message, heard.previous
         offered = {spec.name for spec in request.tools}
         said = fold(message)
+        # "Hola, ¿cuántas calorías tiene el té?": the question is what follows.
+        greeted = GREETING.match(said)
+        if greeted and said[greeted.end() :].strip(" ,.;:!¡?¿"):
+            said = said[greeted.end() :].lstrip(" ,.;:!¡")
         if not results and declines(said):
             return self._t(
                 "De acuerdo: no cambio nada.", "All right: I will not change anything."
@@ -140,6 +145,7 @@ class OfflineProvider(
             earlier.get("list_classes"),
             *heard.asked.get("list_classes", ("", "")),
             self.today,
+            booked=heard.booked_then.get("list_classes"),
         )
         for intent in (
             partial(self._undo, just=heard.just),
@@ -196,7 +202,7 @@ class OfflineProvider(
                 "¡De nada! ¿Algo más?", "You are welcome! Anything else?"
             ), []
         answer = self._what_i_can_do(offered)
-        if GREETING.match(said):
+        if greeted:
             answer = self._t("¡Hola! ", "Hello! ") + answer
         return answer, []
 
@@ -371,6 +377,9 @@ class Heard(NamedTuple):
     #: The member's message each of ``earlier``'s results answered, with the one
     #: said before it.
     asked: dict[str, tuple[str, str]]
+    #: For each of ``earlier``'s results, the booking the turn before its own made
+    #: (listing nothing): a question of places left naming no class asks of it.
+    booked_then: dict[str, dict[str, Any]]
 
 
 def _heard(history: tuple[Any, ...]) -> Heard:
@@ -382,10 +391,19 @@ def _heard(history: tuple[Any, ...]) -> Heard:
     called: dict[str, dict[str, Any]] = {}
     before: dict[str, dict[str, Any]] = {}
     asked: dict[str, tuple[str, str]] = {}
+    booked_then: dict[str, dict[str, Any]] = {}
     for item in history:
         if isinstance(item, UserText):
             earlier.update({name: got[-1] for name, got in results.items()})
             asked.update({name: (previous, message) for name in results})
+            booking = None
+            if "book_class" in before and "list_classes" not in before:
+                booking = just.get("book_class", [{}])[-1].get("booking")
+            for name in results:
+                if booking:
+                    booked_then[name] = booking
+                else:
+                    booked_then.pop(name, None)
             # A turn that called nothing ("gracias") leaves the subject as is.
             if called:
                 before, just = called, results
@@ -401,7 +419,15 @@ def _heard(history: tuple[Any, ...]) -> Heard:
                 name = names.get(result.call_id, "")
                 results.setdefault(name, []).append(dict(result.payload))
     return Heard(
-        message, results, earlier, before, just, previous, before_previous, asked
+        message,
+        results,
+        earlier,
+        before,
+        just,
+        previous,
+        before_previous,
+        asked,
+        booked_then,
     )
 
 
