@@ -25,16 +25,14 @@ def class_sessions_between(
     holds one of its places (``member_booked``)."""
     zone = business.zone
     start = datetime.datetime.combine(date_from, datetime.time.min, tzinfo=zone)
-    end = datetime.datetime.combine(
-        date_to + datetime.timedelta(days=1), datetime.time.min, tzinfo=zone
-    )
-    qs = (
-        ClassSession.objects.filter(
-            business=business,
-            starts_at__gte=max(start, timezone.now()),
-            starts_at__lt=end,
-            is_cancelled=False,
+    days = Q(starts_at__gte=max(start, timezone.now()))
+    if date_to < datetime.date.max:  # the last day a date can name has no next
+        end = datetime.datetime.combine(
+            date_to + datetime.timedelta(days=1), datetime.time.min, tzinfo=zone
         )
+        days &= Q(starts_at__lt=end)
+    qs = (
+        ClassSession.objects.filter(days, business=business, is_cancelled=False)
         .select_related("class_type")
         .annotate(
             booked=Count(
