@@ -42,6 +42,7 @@ from agents.embedding import (
 from agents.identity import IdentityRefused, identity_member
 from agents.models import Agent, Conversation
 from agents.turn import turn_run
+from gymnasia.text import storable
 
 MAX_TEXT = 4000
 BODY_REFUSED = (
@@ -75,31 +76,13 @@ def _allowed(key: str, limit: int) -> bool:
         return True
 
 
-def _storable(value: Any) -> bool:
-    """Whether every string in a JSON value can be stored: JSON lets a body spell
-    lone surrogates and NUL characters, which no database column takes."""
-    if isinstance(value, str):
-        if "\x00" in value:
-            return False
-        try:
-            value.encode("utf-8")
-        except UnicodeEncodeError:
-            return False
-        return True
-    if isinstance(value, dict):
-        return all(_storable(k) and _storable(v) for k, v in value.items())
-    if isinstance(value, list):
-        return all(_storable(item) for item in value)
-    return True
-
-
 def _body(request: HttpRequest) -> dict[str, Any] | None:
     """The JSON object of the body, or ``None`` when it is not one (a 400)."""
     try:
         value = json.loads(request.body or b"{}")
     except (ValueError, UnicodeDecodeError):
         return None
-    return value if isinstance(value, dict) and _storable(value) else None
+    return value if isinstance(value, dict) and storable(value) else None
 
 
 def _start(

@@ -24,7 +24,7 @@ import asyncio
 import weakref
 from collections.abc import Awaitable, Callable
 from contextlib import aclosing
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from django.conf import settings
@@ -48,6 +48,7 @@ from agents.providers.base import (
 from agents.services import PROVIDER_KEYS
 from agents.verdict import counts_for_verdict, verdict_cases, verdict_prefix
 from gymnasia.gyms.selectors import business_today
+from gymnasia.text import storable_json, storable_text
 from tools.dispatcher import CallContext, dispatch_tool_call
 from tools.models import ToolCallLog
 from tools.selection import ToolSelection, offered_tools
@@ -324,12 +325,14 @@ async def _stream_step(
             streamed = True
         try:
             async with aclosing(provider.stream(request)) as events:
+                # What the model writes is stored and read as it came, except for
+                # characters no database column takes (NUL, lone surrogates).
                 async for event in events:
                     if isinstance(event, TextDelta) and event.text:
-                        await emit("delta", {"text": event.text})
+                        await emit("delta", {"text": storable_text(event.text)})
                         streamed = True
                     elif isinstance(event, StepDone):
-                        return event
+                        return replace(event, text=storable_text(event.text))
             raise ProviderError(
                 "cut_off", "the provider ended the step without finishing it"
             )
@@ -380,17 +383,21 @@ def _tools_run(
     rows, so that a write's log row, stored as it is
     claimed (R7, R9), points at it; its results follow at once. A step whose calls
     cannot act leaves its rows to wait (returned) for the turn's next write."""
+    # The calls are dispatched as the model proposed them (the dispatcher refuses
+    # what cannot be stored); the step is stored with such characters replaced.
     step_message = Message(
         conversation=state.conversation,
         role=Message.Role.STEP,
         text=step.text,
-        content={
-            "tool_calls": [
-                {"id": c.id, "name": c.name, "arguments": c.arguments}
-                for c in step.tool_calls
-            ],
-            "provider_state": dict(step.provider_state),
-        },
+        content=storable_json(
+            {
+                "tool_calls": [
+                    {"id": c.id, "name": c.name, "arguments": c.arguments}
+                    for c in step.tool_calls
+                ],
+                "provider_state": dict(step.provider_state),
+            }
+        ),
     )
     if earlier is not None:  # the step may act
         _rows_store(earlier, last=step_message)

@@ -1,8 +1,10 @@
-"""Text shared by the app: the folded form searches match, and choices' labels."""
+"""Text shared by the app: the folded form searches match, choices' labels, and
+what a database column can store."""
 
 from __future__ import annotations
 
 import unicodedata
+from typing import Any
 
 from django.db.models import Choices
 
@@ -23,3 +25,46 @@ def choice_labels(choices: type[Choices]) -> dict[str, str]:
     that shows many: a model's ``get_<field>_display`` translates every choice of
     the field at each call."""
     return {value: str(label) for value, label in choices.choices}
+
+
+#: What stands for a character no database column takes.
+REPLACEMENT = "\ufffd"
+
+
+def storable(value: Any) -> bool:
+    """Whether every string in a JSON value can be stored: JSON lets a body (or a
+    model's tool call) spell lone surrogates and NUL characters, which no database
+    column takes."""
+    if isinstance(value, str):
+        if "\x00" in value:
+            return False
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return False
+        return True
+    if isinstance(value, dict):
+        return all(storable(k) and storable(v) for k, v in value.items())
+    if isinstance(value, list):
+        return all(storable(item) for item in value)
+    return True
+
+
+def storable_text(text: str) -> str:
+    """The text with each character no database column takes replaced by U+FFFD."""
+    if storable(text):
+        return text
+    return "".join(
+        REPLACEMENT if ch == "\x00" or "\ud800" <= ch <= "\udfff" else ch for ch in text
+    )
+
+
+def storable_json(value: Any) -> Any:
+    """A JSON value with its strings (keys too) made storable."""
+    if isinstance(value, str):
+        return storable_text(value)
+    if isinstance(value, dict):
+        return {storable_text(k): storable_json(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [storable_json(item) for item in value]
+    return value

@@ -34,6 +34,7 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
+from gymnasia.text import storable, storable_text
 from tools.canonical import action_key
 from tools.execution import (
     CallContext,
@@ -72,8 +73,8 @@ def dispatch_tool_call(call: ToolCall, context: CallContext) -> ToolResult:
         member=context.member,
         conversation_key=context.conversation_key,
         message_key=context.message_key,
-        provider_call_id=call.id[:200],
-        tool_name=call.name[:200],
+        provider_call_id=storable_text(call.id[:200]),
+        tool_name=storable_text(call.name[:200]),
         arguments_raw=_raw_text(call.arguments),
     )
     tool = context.registry.get(call.name) if call.name in context.offered else None
@@ -177,6 +178,10 @@ def parse_arguments(
         value = dict(raw)
     if not isinstance(value, dict):
         return None, ["The arguments must be a JSON object."]
+    if not storable(value):
+        return None, [
+            "Text in the arguments cannot hold NUL characters or lone surrogates."
+        ]
     errors = sorted(
         tool.validator.iter_errors(value), key=lambda e: [str(p) for p in e.path]
     )
@@ -232,11 +237,11 @@ def _claim_action(log: ToolCallLog) -> ToolCallLog | None:
 
 
 def _raw_text(arguments: str | Mapping[str, Any]) -> str:
+    """The arguments as they came, for the log, with what no column takes replaced."""
     if isinstance(arguments, str):
-        return arguments[:MAX_RAW_ARGUMENTS]
+        return storable_text(arguments[:MAX_RAW_ARGUMENTS])
     try:
-        return json.dumps(arguments, ensure_ascii=False, default=str)[
-            :MAX_RAW_ARGUMENTS
-        ]
+        text = json.dumps(arguments, ensure_ascii=False, default=str)
     except (TypeError, ValueError):
-        return repr(arguments)[:MAX_RAW_ARGUMENTS]
+        text = repr(arguments)
+    return storable_text(text[:MAX_RAW_ARGUMENTS])

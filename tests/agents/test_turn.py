@@ -250,6 +250,30 @@ def test_parallel_calls_each_get_their_result_under_their_id(demo, model):
     assert [r.call_id for r in second.history[-1].results] == ["call_1_0", "call_1_1"]
 
 
+def test_a_models_text_no_database_can_hold_is_stored_replaced(demo, model):
+    """A NUL character or a lone surrogate in what the model wrote made the
+    database refuse the turn's rows: the turn raised and the reply was lost."""
+    agent, member = demo
+    model(
+        Say(text="Busco\x00", calls=[("search_foods", {"query": "arroz\x00"})]),
+        Say(text="Arroz\x00 blanco \ud83d."),
+    )
+    conversation = conversation_start(agent=agent, member=member)
+
+    added, events = run(conversation, "¿Arroz?")
+
+    reply = "Arroz\ufffd blanco \ufffd."
+    assert [m.role for m in added] == ["member", "assistant"]
+    assert Message.objects.get(pk=added[-1].pk).text == reply
+    step = Message.objects.get(role="step")
+    assert step.text == "Busco\ufffd"
+    assert step.content["tool_calls"][0]["arguments"] == {"query": "arroz\ufffd"}
+    assert ToolCallLog.objects.get().status == "invalid_arguments"
+    last_discard = max(i for i, (name, _) in enumerate(events) if name == "discard")
+    deltas = [d["text"] for name, d in events[last_discard:] if name == "delta"]
+    assert "".join(deltas) == reply
+
+
 def test_the_maximum_of_tool_steps_ends_the_turn(demo, model):
     agent, member = demo
     Agent.objects.filter(pk=agent.pk).update(max_tool_steps=2)

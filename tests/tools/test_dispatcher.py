@@ -148,6 +148,51 @@ def test_invalid_arguments_change_nothing(world, arguments, fragment):
     assert domain_counts() == before
 
 
+@pytest.mark.parametrize(
+    ("name", "arguments"),
+    [
+        ("search_foods", {"query": "arroz\x00"}),
+        ("search_foods", '{"query": "arroz\\u0000"}'),
+        ("search_foods", '{"query": "\\ud800"}'),
+        ("handoff_to_staff", {"reason": "Quiero hablar\x00 con alguien"}),
+        (
+            "list_classes",
+            {
+                "date_from": "2026-12-01",
+                "date_to": "2026-12-02",
+                "class_type": "yoga\x00",
+            },
+        ),
+    ],
+)
+def test_text_no_database_can_hold_is_invalid_and_logged(world, name, arguments):
+    """A NUL character or a lone surrogate (JSON can spell both) made the database
+    refuse the search and then the log row: the call raised instead of answering."""
+    before = domain_counts()
+
+    result = world.call(name, arguments, call_id="call\x00-1")
+
+    assert result.status == "invalid_arguments"
+    assert result.payload["errors"] == [
+        "Text in the arguments cannot hold NUL characters or lone surrogates."
+    ]
+    assert domain_counts() == before
+    log = ToolCallLog.objects.get()
+    assert (log.status, log.valid, log.provider_call_id) == (
+        "invalid_arguments",
+        False,
+        "call\ufffd-1",
+    )
+    assert "\x00" not in log.arguments_raw
+
+
+def test_a_tool_name_no_database_can_hold_is_unknown_and_logged(world):
+    result = world.call("search_foods\x00", {"query": "arroz"})
+
+    assert result.status == "unknown_tool"
+    assert ToolCallLog.objects.get().tool_name == "search_foods\ufffd"
+
+
 def test_business_rule_refusal_is_invalid_arguments(world):
     before = domain_counts()
     result = world.call("book_class", {"session_id": world.ids["session_id:yoga"]})
