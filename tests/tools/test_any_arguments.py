@@ -1,15 +1,17 @@
 """Whatever arguments a tool's schema accepts, its handler answers them: found,
 refused or done, never a failure of its own. A model may send any such values (a
 food of two letters, a date in the year 9999), and "the request failed" would tell
-the member something broke when nothing did."""
+the member something broke when nothing did. Whatever arguments it refuses are
+invalid and change nothing."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
 import schemathesis
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from schemathesis import GenerationMode
 
@@ -30,9 +32,11 @@ ANSWERED = {
 }
 
 
-def _arguments(parameters: dict[str, Any]) -> st.SearchStrategy[dict[str, Any]]:
-    """Arguments a tool's JSON schema accepts, drawn by Schemathesis (the schema as
-    a request body of a one-operation API document)."""
+def _arguments(
+    parameters: dict[str, Any], mode: GenerationMode = GenerationMode.POSITIVE
+) -> st.SearchStrategy[Any]:
+    """Arguments a tool's JSON schema accepts (or, ``NEGATIVE``, refuses), drawn by
+    Schemathesis (the schema as a request body of a one-operation API document)."""
     document = {
         "openapi": "3.1.0",
         "info": {"title": "tool", "version": "1"},
@@ -49,7 +53,7 @@ def _arguments(parameters: dict[str, Any]) -> st.SearchStrategy[dict[str, Any]]:
         },
     }
     operation = schemathesis.openapi.from_dict(document)["/call"]["POST"]
-    cases = operation.as_strategy(generation_mode=GenerationMode.POSITIVE)
+    cases = operation.as_strategy(generation_mode=mode)
     return cases.map(lambda case: case.body)
 
 
@@ -72,6 +76,39 @@ def test_any_arguments_the_schema_accepts_are_answered_never_failed(name):
             assert result.status in ANSWERED, (arguments, result.payload)
 
         answered()
+
+
+@pytest.mark.parametrize("name", sorted(published_registry().names()))
+def test_any_arguments_the_schema_refuses_are_invalid_and_change_nothing(
+    name, row_counts
+):
+    world = build_world()
+    tool = published_registry().get(name)
+    negative = _arguments(dict(tool.declaration.parameters), GenerationMode.NEGATIVE)
+    before = row_counts()
+
+    @settings(
+        max_examples=40,
+        deadline=None,
+        suppress_health_check=[HealthCheck.too_slow],
+        database=None,
+    )
+    @given(arguments=negative)
+    def refused(arguments):
+        # As a model sends them: text, JSON or not.
+        if isinstance(arguments, bytes):
+            text = arguments.decode("utf-8", "replace")
+        else:
+            text = json.dumps(arguments)
+        # Blank text is how a provider says "no arguments": the empty object.
+        assume(text.strip())
+        result = world.call(name, text)
+        assert result.status == "invalid_arguments", (arguments, result.payload)
+        assert result.payload["errors"]
+
+    refused()
+    changed = {k: v - before[k] for k, v in row_counts().items() if v != before[k]}
+    assert list(changed) in ([], ["tools.ToolCallLog"])
 
 
 #: Values at the edges of what the schemas accept, which random draws seldom reach.
