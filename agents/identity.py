@@ -16,6 +16,7 @@ import jwt
 
 from agents.models import Agent
 from gymnasia.gyms.models import Member
+from gymnasia.text import storable, storable_text
 
 LEEWAY_SECONDS = 30
 MAX_LIFETIME_SECONDS = 3600
@@ -43,14 +44,20 @@ def identity_member(*, agent: Agent, token: str) -> Member:
     if claims["exp"] > time.time() + MAX_LIFETIME_SECONDS + LEEWAY_SECONDS:
         raise IdentityRefused("the identity token lives longer than one hour")
     subject = claims["sub"]
-    if not isinstance(subject, str) or not subject.strip() or len(subject) > 200:
+    if (
+        not isinstance(subject, str)
+        or not subject.strip()
+        or len(subject) > 200
+        or not storable(subject)
+    ):
         raise IdentityRefused("the identity token has no usable subject")
+    # Name and email are for people to read: kept as far as their columns allow.
     member, _ = Member.objects.get_or_create(
         business_id=agent.business_id,
         external_id=subject,
         defaults={
-            "name": str(claims.get("name") or "")[:200],
-            "email": str(claims.get("email") or "")[:254],
+            "name": storable_text(str(claims.get("name") or ""))[:200],
+            "email": storable_text(str(claims.get("email") or ""))[:254],
         },
     )
     return member

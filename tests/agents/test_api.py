@@ -42,6 +42,23 @@ def test_a_new_member_is_created_from_the_claims(client, agent):
     )
 
 
+def test_a_new_members_name_and_email_are_kept_as_far_as_they_can_be(client, agent):
+    """A name with a NUL character, or longer than its column, made the start of the
+    conversation fail on the database (a 500) instead of creating the member."""
+    token = identity(
+        agent,
+        sub="web-778",
+        name="Nuria\x00 Gil" + "l" * 300,
+        email="\ud800@example.com",
+    )
+
+    assert start(client, agent, identity_token=token).status_code == 201
+
+    member = Member.objects.get(external_id="web-778")
+    assert member.name == ("Nuria\ufffd Gil" + "l" * 300)[:200]
+    assert member.email == "\ufffd@example.com"
+
+
 @pytest.mark.parametrize(
     "token_of",
     [
@@ -62,6 +79,8 @@ def test_a_new_member_is_created_from_the_claims(client, agent):
         lambda a: jwt.encode(
             {"aud": a.public_key, "exp": int(time.time()) + 600}, a.identity_secret
         ),
+        lambda a: identity(a, sub="socio\x00-1001"),
+        lambda a: identity(a, sub="socio-\ud800"),
     ],
     ids=[
         "forged",
@@ -71,6 +90,8 @@ def test_a_new_member_is_created_from_the_claims(client, agent):
         "not HS256",
         "garbage",
         "no sub",
+        "NUL in sub",
+        "lone surrogate in sub",
     ],
 )
 def test_an_invalid_identity_token_is_refused_never_downgraded(
