@@ -43,8 +43,9 @@ def test_a_new_member_is_created_from_the_claims(client, agent):
 
 
 def test_a_new_members_name_and_email_are_kept_as_far_as_they_can_be(client, agent):
-    """A name with a NUL character, or longer than its column, made the start of the
-    conversation fail on the database (a 500) instead of creating the member."""
+    """A name or email with a NUL character or a lone surrogate made the start of
+    the conversation fail on the database (a 500) instead of creating the member;
+    one longer than its column is cut to it."""
     token = identity(
         agent,
         sub="web-778",
