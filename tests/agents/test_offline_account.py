@@ -427,6 +427,64 @@ def test_a_freeze_said_by_its_length_and_first_day_is_said_back_then_asked(
     )
 
 
+@pytest.mark.parametrize(
+    ("sub", "asked", "told", "agreed", "waits"),
+    [
+        (
+            "socio-1001",
+            "¿Puedo congelar la cuota en marzo?",
+            "Puedo pedírselo al equipo: ¿del {year}-03-01 al {year}-03-31? Si es "
+            "así, dime «sí»; si no, dime los días.",
+            "Sí",
+            SENTENCES["es"]["waits"],
+        ),
+        (
+            "socio-1001",
+            "¿Se puede congelar la cuota del 1 al 15 de marzo?",
+            "Puedo pedírselo al equipo: ¿del {year}-03-01 al {year}-03-15? Si es "
+            "así, dime «sí»; si no, dime los días.",
+            "vale",
+            SENTENCES["es"]["waits"],
+        ),
+        (
+            "socio-1003",
+            "Can I freeze my membership in March?",
+            "I can ask the staff for it: from {year}-03-01 to {year}-03-31? If so, "
+            'say "yes"; if not, tell me the days.',
+            "yes please",
+            SENTENCES["en"]["waits"],
+        ),
+    ],
+)
+def test_a_freeze_asked_about_with_its_days_is_said_back_then_asked(
+    client, agent, sub, asked, told, agreed, waits
+):
+    """ "Can I freeze it in March?" asked staff at once, for a request she may
+    only have been asking about and cannot withdraw."""
+    started = start(client, agent, identity_token=identity(agent, sub=sub))
+    year = business_today(business=agent.business).year + 1
+
+    reply = reply_to(send(client, started, asked))
+
+    assert reply == told.format(year=year)
+    assert not ToolCallLog.objects.exists()
+    reply = reply_to(send(client, started, agreed))
+    assert PendingAction.objects.get().arguments["start"] == f"{year}-03-01"
+    assert reply.startswith(waits)
+
+
+def test_a_freeze_asked_about_and_declined_is_not_asked_for(client, agent):
+    started = member_conversation(client, agent)
+    send(client, started, "¿Puedo congelar la cuota en marzo?")
+
+    reply = reply_to(send(client, started, "No"))
+
+    assert reply == (
+        "De acuerdo: no lo pido. Si quieres congelarla otros días, dímelos."
+    )
+    assert not PendingAction.objects.exists()
+
+
 def test_a_freeze_said_by_its_length_is_asked_for_on_other_days_if_she_says(
     client, agent
 ):

@@ -236,6 +236,19 @@ class AccountIntents(Intents):
                         "will ask for it; if not, tell me the days.",
                     ), []
                 period = None
+            elif period is not None and period is not proposed and given is None:
+                # "¿Puedo congelar la cuota en marzo?" asks whether she can: a
+                # request she could not withdraw waits for her yes.
+                days = _proposed_days(said, self.today)
+                if days is not None:
+                    return self._t(
+                        "Puedo pedírselo al equipo: ¿del "
+                        f"{days[0]} al {days[1]}? Si es así, dime «sí»; si no, "
+                        "dime los días.",
+                        "I can ask the staff for it: from "
+                        f'{days[0]} to {days[1]}? If so, say "yes"; if not, tell '
+                        "me the days.",
+                    ), []
             if period is None:
                 return self._t(
                     "¿Desde qué día y hasta qué día quieres congelar la cuota?",
@@ -460,10 +473,13 @@ def _proposed_days(
     said: str, today: datetime.date
 ) -> tuple[datetime.date, datetime.date] | None:
     """The days of a (folded) freeze request said by its length and one day
-    ("two weeks from January 5"), which are said back to her to agree to."""
-    if not has(said, *FREEZE_WORDS) or has(said, *UNDO) or not _a_length_only(said):
+    ("two weeks from January 5"), or of one asked about ("¿puedo congelar la
+    cuota en marzo?"), which are said back to her to agree to."""
+    if not has(said, *FREEZE_WORDS) or has(said, *UNDO):
         return None
-    return period_of_a_length(said, today)
+    if _a_length_only(said):
+        return period_of_a_length(said, today)
+    return period_named(said, today) if asks_how(said) else None
 
 
 def _asks_about_freezes(said: str) -> bool:
