@@ -26,6 +26,7 @@ from approvals.models import PendingAction, PendingActionEvent
 from approvals.presentation import TOOL_TITLES
 from gymnasia.errors import Conflict, InvalidValue, NotFound
 from gymnasia.gyms.models import StaffRole
+from gymnasia.text import text_checked_storable
 from tools.canonical import action_key, canonical_arguments
 from tools.dispatcher import parse_arguments
 from tools.execution import (
@@ -122,6 +123,7 @@ def _decide(
             _("The reason is too long: at most %(count)s characters.")
             % {"count": REASON_MAX}
         )
+    text_checked_storable(reason)
     action = pending_action_for_staff(action_id=action_id, user=user)
     now = timezone.now()
     with transaction.atomic():

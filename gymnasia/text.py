@@ -7,6 +7,9 @@ import unicodedata
 from typing import Any
 
 from django.db.models import Choices
+from django.utils.translation import gettext as _
+
+from gymnasia.errors import InvalidValue
 
 #: Typographic apostrophes (phones put them in for "don't"), as typed on a keyboard.
 APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'"})
@@ -68,3 +71,10 @@ def storable_json(value: Any) -> Any:
     if isinstance(value, list | tuple):
         return [storable_json(item) for item in value]
     return value
+
+
+def text_checked_storable(text: str) -> None:
+    """Refuse text people typed that no database column takes (a NUL character),
+    with a reason they can read, before anything is changed."""
+    if not storable(text):
+        raise InvalidValue(_("The text cannot contain NUL characters."))

@@ -13,6 +13,7 @@ from django.utils.translation import gettext as _
 
 from gymnasia.errors import Conflict, DomainError, InvalidValue, NotFound
 from gymnasia.gyms.models import Business, Member
+from gymnasia.text import text_checked_storable
 from tools.crypto import encrypt, masked
 from tools.integrations.errors import IntegrationUnavailable
 from tools.models import Handoff, Integration, ToolCallLog
@@ -167,6 +168,7 @@ def handoff_resolve(
             _("The note is too long: at most %(count)s characters.")
             % {"count": NOTE_MAX}
         )
+    text_checked_storable(note)
     handoff = Handoff.objects.filter(
         pk=handoff_id, business_id__in=business_ids
     ).first()

@@ -126,6 +126,28 @@ def test_a_reason_too_long_rejects_nothing_and_says_why(
     assert (action.status, len(action.decision_reason)) == ("rejected", 1000)
 
 
+def test_a_reason_with_a_nul_character_rejects_nothing_and_says_why(
+    staff_client, world, row_counts, settings
+):
+    """The database refused the reason's NUL character: a server error."""
+    settings.LANGUAGE_CODE = "en"
+    action = request_freeze(world)
+    before = row_counts()
+
+    response = staff_client.post(
+        f"/inbox/{action.pk}/reject",
+        {"reason": "Cerrado\x00 en agosto"},
+        headers={"HX-Request": "true"},
+    )
+
+    assert response.headers["HX-Redirect"] == "/inbox/"
+    action.refresh_from_db()
+    assert action.status == "pending"
+    assert row_counts() == before
+    page = staff_client.get("/inbox/").content.decode()
+    assert "The text cannot contain NUL characters." in page
+
+
 def test_approve_selected(staff_client, world):
     first, second = request_freeze(world, 10, 12), request_freeze(world, 20, 22)
     staff_client.post("/inbox/approve-selected", {"ids": [first.pk, second.pk]})

@@ -308,6 +308,29 @@ def test_a_member_who_asked_for_a_person_is_answered_with_the_staffs_words(
     assert (handoff.status, handoff.resolution) == ("resolved", "note")
 
 
+def test_an_answer_with_a_nul_character_settles_nothing_and_says_why(
+    asked, client, row_counts, settings
+):
+    """The database refused the note's NUL character: a server error."""
+    settings.LANGUAGE_CODE = "en"
+    _, staff, later = asked
+    handoff = _case(reason="Quiero hablar con una persona")
+    client.force_login(staff)
+    before = row_counts()
+
+    response = client.post(
+        f"/inbox/handoffs/{handoff.pk}/resolve",
+        {"resolution": "note", "note": "Te llamamos\x00 mañana."},
+        follow=True,
+    )
+
+    assert "The text cannot contain NUL characters." in response.content.decode()
+    handoff.refresh_from_db()
+    assert handoff.status == "open"
+    assert later() == []
+    assert row_counts() == before
+
+
 def test_an_empty_answer_settles_nothing(asked, client, row_counts):
     _, staff, later = asked
     handoff = _case(reason="Quiero hablar con una persona")
