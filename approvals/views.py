@@ -121,6 +121,8 @@ def inbox(request: HtmxHttpRequest) -> HttpResponse:
     tool = request.GET.get("tool", "")
     if status and status not in PendingAction.Status.values:
         status = PendingAction.Status.PENDING
+    if tool not in TOOL_TITLES:
+        tool = ""  # a filter no inbox knows (or a NUL character) filters nothing
     context = {
         "rows": _rows(pending_actions_for_staff(user=user, status=status, tool=tool)),
         "status": status,
@@ -222,6 +224,8 @@ def handoffs(request: HtmxHttpRequest) -> HttpResponse:
     """Cases a person must settle: unknown outcomes and members asking for staff."""
     user = _staff(request)
     status = request.GET.get("status", Handoff.Status.OPEN)
+    if status and status not in Handoff.Status.values:
+        status = Handoff.Status.OPEN
     cases = handoffs_for_staff(user=user, status=status)
     excerpts = _excerpts([_turn_of(h) for h in cases])
     context = {

@@ -210,3 +210,24 @@ def test_a_handoff_is_settled_with_what_happened(staff_client, world):
         True,
     )
     assert handoff.tool_call.steps[-1]["step"] == "settled by staff"
+
+
+@pytest.mark.parametrize(
+    "page",
+    [
+        "/inbox/?tool=%00",
+        "/inbox/?status=%00",
+        "/inbox/handoffs/?status=%00",
+        "/inbox/handoffs/?status=nonsense",
+    ],
+)
+def test_a_filter_no_inbox_knows_shows_the_default_list(staff_client, world, page):
+    """A NUL character in a filter reached the database, which refused it: a
+    server error."""
+    action = request_freeze(world)
+
+    response = staff_client.get(page)
+
+    assert response.status_code == 200
+    if page.startswith("/inbox/?"):
+        assert f"/inbox/{action.pk}/reject" in response.content.decode()
