@@ -79,3 +79,30 @@ def test_a_question_about_two_classes_looks_for_no_food(client, agent):
     send(client, started, "¿Qué es mejor, yoga o pilates?")
 
     assert not ToolCallLog.objects.filter(tool_name="search_foods").exists()
+
+
+@pytest.mark.parametrize(
+    ("asked", "told"),
+    [
+        (
+            "¿Cuántas calorías tiene el té?",
+            "No he encontrado ningún alimento que coincida con «té» en el catálogo "
+            "del gimnasio.",
+        ),
+        (
+            "¿Cuántas calorías tienen el salmón y el Paté?",
+            "- «Paté»: no está en el catálogo del gimnasio.",
+        ),
+        (
+            "¿Cuántas proteínas tiene el pollo al limón?",
+            "El catálogo del gimnasio no tiene «pollo limón»; con «pollo» tiene:",
+        ),
+    ],
+)
+def test_a_food_not_found_is_named_as_she_wrote_it(client, agent, asked, told):
+    """It named «te» and «pate»: her words folded for the search."""
+    started = member_conversation(client, agent)
+
+    reply = reply_to(send(client, started, asked))
+
+    assert told in reply

@@ -177,7 +177,7 @@ class OfflineProvider(
                 else None,
             ),
             self._membership,
-            self._nutrients,
+            partial(self._nutrients, message=message),
         ):
             answer = intent(said, results, offered)
             if answer is not None:
@@ -194,6 +194,7 @@ class OfflineProvider(
             previous,
             heard.before_previous,
             heard.just,
+            message=message,
         )
         if answer is not None:
             return answer
@@ -286,6 +287,7 @@ class OfflineProvider(
         previous: str,
         before_previous: str,
         just: dict[str, list[dict[str, Any]]],
+        message: str = "",
     ) -> Any:
         """ "¿Y el sábado?", "¿y ayer?": the question of the turn before (the
         classes, the diary), asked again for the day named; the same kind of
@@ -346,7 +348,9 @@ class OfflineProvider(
             asked_of_a_food = set(before) == {"search_foods"}  # not a food logged
             if asked_of_a_food and goes_on and not has(said, "gracias", "thank"):
                 # "¿Y el arroz?", "and in 150 g of rice?" after a food's nutrients.
-                return self._nutrients(said, results, offered, again=True)
+                return self._nutrients(
+                    said, results, offered, again=True, message=message
+                )
             return None
         if "list_classes" in before:
             like = before["list_classes"] if goes_on else {}

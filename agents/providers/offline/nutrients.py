@@ -7,7 +7,13 @@ import re
 from typing import Any
 
 from agents.providers.offline.base import Intents
-from agents.providers.offline.words import asks_nutrients, food_words, has, kind_named
+from agents.providers.offline.words import (
+    as_written,
+    asks_nutrients,
+    food_words,
+    has,
+    kind_named,
+)
 
 #: Words that compare foods ("compara", "¿qué tiene más…?", "what's healthier?").
 COMPARES = ("compar", "mas", "menos", "mejor", "more", "less", "better", "health")
@@ -33,9 +39,11 @@ class NutrientIntents(Intents):
         results: dict[str, Any],
         offered: set[str],
         again: bool = False,
+        message: str = "",
     ) -> Any:
         """A food's nutrients from the catalog; ``again``: the question of the turn
-        before, asked of another food ("and in 150 g of rice?")."""
+        before, asked of another food ("and in 150 g of rice?"). A food not found
+        is named as her ``message`` wrote it ("té", not "te")."""
         foods = [] if again else foods_compared(said)
         several = (
             len(foods) > 1
@@ -44,7 +52,7 @@ class NutrientIntents(Intents):
         )
         if several:
             # "¿Cuántas calorías tienen el salmón y el pollo?", "rice or pasta?".
-            return self._several_nutrients(foods, results, offered)
+            return self._several_nutrients(foods, results, offered, message)
         if not (again or asks_nutrients(said)):
             return None
         words = food_words(said)
@@ -61,11 +69,12 @@ class NutrientIntents(Intents):
         result = searches[-1]
         if result.get("status") == "no_results" and len(searches) < len(queries):
             return self._call("search_foods", {"query": queries[len(searches)]})
+        asked = as_written(queries[0], message)
         if result.get("status") == "no_results":
             return self._t(
-                f"No he encontrado ningún alimento que coincida con «{queries[0]}» "
+                f"No he encontrado ningún alimento que coincida con «{asked}» "
                 "en el catálogo del gimnasio.",
-                f"I found no food matching “{queries[0]}” in the gym's catalog.",
+                f"I found no food matching “{asked}” in the gym's catalog.",
             ), []
         if result.get("status") != "ok":
             return self._t(
@@ -77,11 +86,10 @@ class NutrientIntents(Intents):
             "Según el catálogo del gimnasio:", "According to the gym's catalog:"
         )
         if len(searches) > 1:
-            query = queries[len(searches) - 1]
+            query = as_written(queries[len(searches) - 1], message)
             head = self._t(
-                f"El catálogo del gimnasio no tiene «{queries[0]}»; con «{query}» "
-                "tiene:",
-                f"The gym's catalog has no “{queries[0]}”; with “{query}” it has:",
+                f"El catálogo del gimnasio no tiene «{asked}»; con «{query}» tiene:",
+                f"The gym's catalog has no “{asked}”; with “{query}” it has:",
             )
         return head + "\n" + "\n".join(lines), []
 
@@ -100,7 +108,11 @@ class NutrientIntents(Intents):
         )
 
     def _several_nutrients(
-        self, foods: list[str], results: dict[str, Any], offered: set[str]
+        self,
+        foods: list[str],
+        results: dict[str, Any],
+        offered: set[str],
+        message: str = "",
     ) -> Any:
         """The nutrients of several foods: each looked for at once (one call
         each, in one step), then each answered from its own result; never a
@@ -123,8 +135,9 @@ class NutrientIntents(Intents):
             if result.get("status") == "no_results":
                 lines.append(
                     self._t(
-                        f"- «{food}»: no está en el catálogo del gimnasio.",
-                        f"- “{food}”: not in the gym's catalog.",
+                        f"- «{as_written(food, message)}»: no está en el "
+                        "catálogo del gimnasio.",
+                        f"- “{as_written(food, message)}”: not in the gym's catalog.",
                     )
                 )
             else:

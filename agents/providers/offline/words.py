@@ -10,6 +10,8 @@ import re
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
+from gymnasia.text import fold
+
 MEALS = {
     "desayuno": "breakfast",
     "breakfast": "breakfast",
@@ -619,6 +621,18 @@ def food_words(said: str) -> list[str]:
         and w not in DAY_WORDS
         and w not in LINKING_WORDS
     ]
+
+
+def as_written(words: str, message: str) -> str:
+    """Words of a food (folded, as ``food_words`` gives them) as her ``message``
+    wrote them ("té" for "te"), when it has them in that order; else as they are."""
+    written = iter(re.findall(r"[^\W\d_]+", message))
+    found = []
+    for wanted in words.split():
+        found.append(next((w for w in written if fold(w) == wanted), None))
+    if None in found:
+        return words
+    return " ".join(w for w in found if w is not None)
 
 
 def meal_named(said: str) -> str | None:
