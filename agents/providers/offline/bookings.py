@@ -157,13 +157,13 @@ class BookingIntents(Intents):
         # she was last told of.
         listed = earlier.get("list_my_bookings", {}).get("bookings", [])
         told = _class_just_told(earlier, before, shown)
-        meant = None
+        meant: tuple[str, Any] | None = None  # the key of the booking, and its value
         if "book_class" in before:
-            meant = booked
+            meant = ("booking_id", booked) if booked is not None else None
         elif "list_my_bookings" in before and len(listed) == 1:
-            meant = listed[0]["booking_id"]
+            meant = ("booking_id", listed[0]["booking_id"])
         elif told is not None and told.get("member_booked"):
-            meant = ("session", told["session_id"])
+            meant = ("session_id", told["session_id"])
         it = meant is not None and has(said, "cancelala", "anulala", "cancel it")
         # "La de las dos" is a class at two, not both of them.
         every = has(said, *EVERY) and not re.search(r"\bde las dos\b", said)
@@ -221,12 +221,9 @@ class BookingIntents(Intents):
                     "No tienes tantas reservas.", "You do not have that many bookings."
                 ), []
             chosen = [chosen[place]]
-        if it:
-            chosen = [
-                b
-                for b in bookings
-                if meant in (b["booking_id"], ("session", b["session_id"]))
-            ]
+        if it and meant is not None:
+            key, value = meant
+            chosen = [b for b in bookings if b[key] == value]
         elif that and booked is not None:
             # "Cancel that booking" right after one was made: that one.
             chosen = [b for b in bookings if b["booking_id"] == booked]

@@ -183,19 +183,16 @@ class ClassIntents(Intents):
         en = f"{session['class']} on {when_of(session)} ({session['room']})"
         if session.get("member_booked"):
             if left <= 0:
-                return self._t(
-                    f"Ya tienes plaza en {es}; no quedan más.",
-                    f"You already have a place in {en}; no other place is left.",
+                rest = self._t("no quedan más", "no other place is left")
+            elif left == 1:
+                rest = self._t("queda 1 plaza libre", "1 place is left")
+            else:
+                rest = self._t(
+                    f"quedan {left} plazas libres", f"{left} places are left"
                 )
             return self._t(
-                f"Ya tienes plaza en {es}; "
-                + (
-                    "queda 1 plaza libre."
-                    if left == 1
-                    else f"quedan {left} plazas libres."
-                ),
-                f"You already have a place in {en}; "
-                + ("1 place is left." if left == 1 else f"{left} places are left."),
+                f"Ya tienes plaza en {es}; {rest}.",
+                f"You already have a place in {en}; {rest}.",
             )
         if left <= 0:
             return self._t(f"{es} está completa.", f"{en} is full.")

@@ -11,7 +11,7 @@ from __future__ import annotations
 import datetime
 import json
 import re
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, Mapping
 from functools import partial
 from typing import Any, NamedTuple
 
@@ -122,8 +122,8 @@ class OfflineProvider(
         said = fold(message)
         # "Hola, ¿cuántas calorías tiene el té?": the question is what follows.
         greeted = GREETING.match(said)
-        if greeted and said[greeted.end() :].strip(" ,.;:!¡?¿"):
-            said = said[greeted.end() :].lstrip(" ,.;:!¡")
+        if greeted and (rest := said[greeted.end() :].lstrip(" ,.;:!¡")).strip("?¿"):
+            said = rest
         if not results and declines(said):
             return self._t(
                 "De acuerdo: no cambio nada.", "All right: I will not change anything."
@@ -172,9 +172,7 @@ class OfflineProvider(
                 self._classes,
                 before=before,
                 previous=fold(previous),
-                booked=earlier.get("book_class", {}).get("booking")
-                if "book_class" in before
-                else None,
+                booked=_booking_made(before, heard.just),
             ),
             self._membership,
             partial(self._nutrients, message=message),
@@ -400,9 +398,7 @@ def _heard(history: tuple[Any, ...]) -> Heard:
         if isinstance(item, UserText):
             earlier.update({name: got[-1] for name, got in results.items()})
             asked.update({name: (previous, message) for name in results})
-            booking = None
-            if "book_class" in before and "list_classes" not in before:
-                booking = just.get("book_class", [{}])[-1].get("booking")
+            booking = _booking_made(before, just)
             for name in results:
                 if booking:
                     booked_then[name] = booking
@@ -433,6 +429,20 @@ def _heard(history: tuple[Any, ...]) -> Heard:
         asked,
         booked_then,
     )
+
+
+def _booking_made(
+    called: Mapping[str, Any], results: Mapping[str, list[dict[str, Any]]]
+) -> dict[str, Any] | None:
+    """The class a turn (its tools ``called`` and their ``results``) booked, when
+    it listed none ("reserva la primera"): what a question of places after it
+    asks of."""
+    if "book_class" in called and "list_classes" not in called:
+        booking: dict[str, Any] | None = results.get("book_class", [{}])[-1].get(
+            "booking"
+        )
+        return booking
+    return None
 
 
 def _arguments(arguments: Any) -> dict[str, Any]:

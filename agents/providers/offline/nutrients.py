@@ -133,11 +133,11 @@ class NutrientIntents(Intents):
         lines = []
         for food, result in zip(foods, searches, strict=False):
             if result.get("status") == "no_results":
+                named = as_written(food, message)
                 lines.append(
                     self._t(
-                        f"- «{as_written(food, message)}»: no está en el "
-                        "catálogo del gimnasio.",
-                        f"- “{as_written(food, message)}”: not in the gym's catalog.",
+                        f"- «{named}»: no está en el catálogo del gimnasio.",
+                        f"- “{named}”: not in the gym's catalog.",
                     )
                 )
             else:

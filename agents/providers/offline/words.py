@@ -629,10 +629,11 @@ def as_written(words: str, message: str) -> str:
     written = iter(re.findall(r"[^\W\d_]+", message))
     found = []
     for wanted in words.split():
-        found.append(next((w for w in written if fold(w) == wanted), None))
-    if None in found:
-        return words
-    return " ".join(w for w in found if w is not None)
+        word = next((w for w in written if fold(w) == wanted), None)
+        if word is None:
+            return words
+        found.append(word)
+    return " ".join(found)
 
 
 def meal_named(said: str) -> str | None:
