@@ -8,7 +8,7 @@ import datetime
 import pytest
 
 from agents.providers.offline.base import Intents
-from agents.providers.offline.words import period_named, period_of_a_length
+from agents.providers.offline.periods import period_named, period_of_a_length
 from agents.verdict import SENTENCES
 from approvals.models import PendingAction
 from gymnasia.gyms.models import Member

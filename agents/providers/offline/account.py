@@ -8,20 +8,22 @@ import re
 from typing import Any
 
 from agents.providers.offline.base import Intents
-from agents.providers.offline.words import (
+from agents.providers.offline.periods import (
     DAYS_OF_MONTH,
+    days_without_month,
+    month_of,
+    period_named,
+    period_of_a_length,
+)
+from agents.providers.offline.words import (
     ISO_DATE,
     MEMBERSHIP_STATES,
     TAKE_AWAY,
     agrees,
     asks_for,
     asks_how,
-    days_without_month,
     has,
     kind_named,
-    month_of,
-    period_named,
-    period_of_a_length,
 )
 from gymnasia.text import fold
 

@@ -9,10 +9,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from agents.providers.offline.base import Intents, undone_since, when_of
+from agents.providers.offline.hours import PartOfDay, part_of_day_named, time_named
 from agents.providers.offline.words import (
     CANCEL_WORDS,
     GRAMS,
-    PartOfDay,
     asks_for,
     asks_how,
     day_named,
@@ -22,8 +22,6 @@ from agents.providers.offline.words import (
     kinds_named,
     meal_named,
     ordinal_named,
-    part_of_day_named,
-    time_named,
     week_days_named,
     weekdays_named,
 )

@@ -29,6 +29,7 @@ from agents.providers.offline.bookings import BookingIntents
 from agents.providers.offline.classes import ClassIntents, shown_of
 from agents.providers.offline.diary import DiaryIntents, just_logged
 from agents.providers.offline.food_log import FoodLogIntents, request_of
+from agents.providers.offline.hours import time_named
 from agents.providers.offline.nutrients import NutrientIntents
 from agents.providers.offline.words import (
     GRAMS,
@@ -39,7 +40,6 @@ from agents.providers.offline.words import (
     has,
     impossible_date,
     kind_named,
-    time_named,
     week_days_named,
 )
 from gymnasia.text import fold

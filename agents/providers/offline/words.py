@@ -1,14 +1,13 @@
 """What the offline demo model understands of what members write: the words of
-meals, months, weekdays and classes, the days and periods they name, and which of
-a list they mean."""
+meals, weekdays and classes, the day they name, and which of a list they mean.
+The hours they name are in ``hours``, the periods in ``periods``."""
 
 from __future__ import annotations
 
-import calendar
 import datetime
 import re
 from collections.abc import Mapping
-from typing import Any, NamedTuple
+from typing import Any
 
 from gymnasia.text import fold
 
@@ -47,16 +46,6 @@ MEMBERSHIP_STATES = {
     "frozen": ("congelada", "frozen"),
     "cancelled": ("cancelada", "cancelled"),
 }
-MONTHS = {
-    name: number
-    for names in (
-        "enero febrero marzo abril mayo junio julio agosto septiembre octubre "
-        "noviembre diciembre",
-        "january february march april may june july august september october "
-        "november december",
-    )
-    for number, name in enumerate(names.split(), start=1)
-}
 #: Words that say a food was eaten ("he comido", "I ate").
 ATE = re.compile(r"\b(comi|he comido|ate|i had|i ve had)\b")
 #: A message about what is past ("comí", "cené", "did I eat"): a weekday it
@@ -67,13 +56,6 @@ PAST_TENSE = re.compile(
 #: Words of "he comido", "I've had" that are no food's name.
 EATEN_WORDS = {"he", "comido", "had", "ve", "eaten"}
 
-#: Months written short ("feb 2", "Sept. 3"); not "mar" (the sea), "ago" (two
-#: weeks ago) or "may", which are words of their own.
-MONTHS_SHORT = re.compile(
-    r"\b(ene|jan|feb|abr|apr|jun|jul|aug|sept?|oct|nov|dic|dec)\b\.?"
-)
-#: The numbers of a month's days ("del 2 al 16", "the 2nd to the 16th").
-DAYS_OF_MONTH = re.compile(r"\b(\d{1,2})(?:st|nd|rd|th)?\b")
 WEEKDAYS = {
     "lunes": 0,
     "martes": 1,
@@ -356,65 +338,6 @@ def asks_how(said: str) -> bool:
     return has(said, *ASKS_HOW)
 
 
-#: What says that an hour just said is after noon ("a las 7 de la tarde", "7pm").
-AFTER_NOON = re.compile(r"\s*(?:(?:de|por) la (?:tarde|noche)\b|p\.?m\b\.?)")
-
-
-def time_named(said: str) -> tuple[int, int | None] | None:
-    """The time of day a (folded) message names: "07:30", "19.00", "a las 7",
-    "at 7", "la de las 7", "a las 7 de la tarde", "7pm"; the minutes are None
-    when only the hour is said."""
-    exact = re.search(r"\b([01]?\d|2[0-3])[:.h]([0-5]\d)\b", said)
-    found = exact or (
-        re.search(r"\b(?:a las|a la|de las|de la|at)\s+([01]?\d|2[0-3])\b", said)
-        or re.search(r"\b(1[0-2]|0?[1-9])(?=\s*[ap]\.?m\b)", said)
-    )
-    if found is None:
-        return None
-    hour = int(found.group(1))
-    if hour < 12 and AFTER_NOON.match(said, found.end()):
-        hour += 12
-    return hour, int(exact.group(2)) if exact else None
-
-
-class PartOfDay(NamedTuple):
-    """A part of the day ("por la tarde"): the hours a class that starts in it
-    starts at (from, up to but not including), and how it is said."""
-
-    start: int
-    end: int
-    spanish: str
-    english: str
-
-
-#: The parts of a day members name ("good morning" greets, naming none).
-MORNING = PartOfDay(0, 12, "por la mañana", "in the morning")
-PARTS_OF_DAY = (
-    (THE_MORNING, MORNING),
-    (re.compile(r"(?<!good )\bmornings?\b"), MORNING),
-    (
-        re.compile(r"\b(?:(?:por|de|en|a) la|esta) tarde\b|(?<!good )\bafternoons?\b"),
-        PartOfDay(12, 21, "por la tarde", "in the afternoon"),
-    ),
-    (
-        re.compile(r"(?<!good )\bevenings?\b"),
-        PartOfDay(17, 24, "por la tarde", "in the evening"),
-    ),
-    (
-        re.compile(
-            r"\b(?:(?:por|de|en|a) la|esta) noche\b|(?<!good )\bnights?\b|\btonight\b"
-        ),
-        PartOfDay(20, 24, "por la noche", "at night"),
-    ),
-)
-
-
-def part_of_day_named(said: str) -> PartOfDay | None:
-    """The part of the day a (folded) message names ("por la tarde", "in the
-    morning"), if any."""
-    return next((part for words, part in PARTS_OF_DAY if words.search(said)), None)
-
-
 def kind_named(said: str) -> str | None:
     """The kind of class a (folded) message names ("¿hay spinning mañana?", "any
     spin classes?")."""
@@ -456,138 +379,6 @@ def weekdays_named(said: str) -> list[str]:
 def ordinal_named(said: str) -> int | None:
     """The place in a list a (folded) message names ("la primera", "the last")."""
     return next((i for word, i in ORDINALS.items() if has(said, word)), None)
-
-
-def period_named(
-    said: str, today: datetime.date, month: int | None = None
-) -> tuple[datetime.date, datetime.date] | None:
-    """The period a message names: two ISO dates; two days of a month ("del 1 al 10
-    de agosto", "August 3 to 9"), or of ``month`` when it names none ("del 3 al
-    17", of the month said before); or a month, its days from tomorrow on when it
-    is the current month. A month is the next one of that name to come."""
-    dates = ISO_DATE.findall(said)
-    if len(dates) >= 2:
-        try:
-            return datetime.date.fromisoformat(dates[0]), datetime.date.fromisoformat(
-                dates[1]
-            )
-        except ValueError:
-            return None
-    named = _month_named(said)
-    month = named or month
-    if month is not None:
-        year = today.year + (1 if month < today.month else 0)
-        days = [int(day) for day in DAYS_OF_MONTH.findall(said)]
-        if len(days) >= 2:
-            return _days_of(year, month, days[0], days[1], today)
-        if named is None:
-            return None  # the month said before, and no days of it now
-        start = datetime.date(year, month, 1)
-        following = datetime.date(year + month // 12, month % 12 + 1, 1)
-        if start <= today:
-            start = today + datetime.timedelta(days=1)
-        return start, following - datetime.timedelta(days=1)
-    return None
-
-
-#: How long something lasts, as said: "dos semanas", "10 days", "una quincena".
-LENGTH = re.compile(
-    r"\b(\d{1,3}|una?|one|a|dos|two|tres|three|cuatro|four)\s+"
-    r"(semanas?|weeks?|dias|days?)\b"
-    r"|\b(?:una |a )?(quincena|fortnight)\b"
-)
-NUMBER_WORDS = {"un": 1, "una": 1, "one": 1, "a": 1, "dos": 2, "two": 2}
-NUMBER_WORDS |= {"tres": 3, "three": 3, "cuatro": 4, "four": 4}
-
-
-def length_named(said: str) -> int | None:
-    """How many days a (folded) message says something lasts ("dos semanas": 14;
-    a quincena is 15 days, a fortnight 14)."""
-    found = LENGTH.search(said)
-    if found is None:
-        return None
-    if found.group(3):
-        return 15 if found.group(3) == "quincena" else 14
-    count = found.group(1)
-    number = int(count) if count.isdigit() else NUMBER_WORDS[count]
-    return number * (7 if found.group(2).startswith(("semana", "week")) else 1)
-
-
-def period_of_a_length(
-    said: str, today: datetime.date
-) -> tuple[datetime.date, datetime.date] | None:
-    """The days a (folded) message names by a length and one day: the length
-    from that day ("dos semanas desde el 5 de enero": the 5th to the 18th), or
-    up to it ("10 days until March 20"); None without both."""
-    length = length_named(said)
-    if not length:
-        return None
-    rest = LENGTH.sub(" ", said)
-    month = _month_named(rest)
-    days = [int(day) for day in DAYS_OF_MONTH.findall(ISO_DATE.sub(" ", rest))]
-    day: datetime.date | None
-    if month is not None and len(days) == 1 and len(ISO_DATE.findall(rest)) == 0:
-        year = today.year + (1 if month < today.month else 0)
-        found = _days_of(year, month, days[0], days[0], today)
-        day = found[0] if found else None
-    elif month is None and not days:
-        day = day_named(rest, today)  # an ISO date, "mañana", "el lunes"
-    else:
-        day = None
-    if day is None:
-        return None
-    span = datetime.timedelta(days=length - 1)
-    if has(rest, "hasta", "until", "till"):
-        return day - span, day
-    return day, day + span
-
-
-#: The month after this one, said so.
-NEXT_MONTH = re.compile(r"\b(?:next month|mes que viene|proximo mes|mes proximo)\b")
-
-
-def month_of(said: str, today: datetime.date) -> int | None:
-    """The month a (folded) message speaks of: named ("en enero", "feb"), or
-    "next month"."""
-    month = _month_named(said)
-    if month is None and NEXT_MONTH.search(said):
-        month = today.month % 12 + 1
-    return month
-
-
-def days_without_month(said: str) -> bool:
-    """Whether a (folded) message gives two days of a month without naming it
-    ("del 3 al 17", "from the 3rd to the 17th")."""
-    return (
-        _month_named(said) is None
-        and not ISO_DATE.search(said)
-        and len(DAYS_OF_MONTH.findall(said)) >= 2
-    )
-
-
-def _month_named(said: str) -> int | None:
-    """The month a (folded) message names, in full or written short."""
-    named = next((month for name, month in MONTHS.items() if has(said, name)), None)
-    if named is not None:
-        return named
-    short = MONTHS_SHORT.search(said)
-    if short is None:
-        return None
-    return next(m for name, m in MONTHS.items() if name.startswith(short.group(1)))
-
-
-def _days_of(
-    year: int, month: int, first: int, last: int, today: datetime.date
-) -> tuple[datetime.date, datetime.date] | None:
-    """Days ``first`` to ``last`` of a month, a year later when they are past; None
-    when the month has no such days."""
-    if not 1 <= first <= last <= calendar.monthrange(year, month)[1]:
-        return None
-    if datetime.date(year, month, first) <= today:
-        year += 1
-        if last > calendar.monthrange(year, month)[1]:
-            return None
-    return datetime.date(year, month, first), datetime.date(year, month, last)
 
 
 #: The nutrients a diary adds up: (words that ask for one, Spanish, English, key).
