@@ -24,11 +24,12 @@ from agents.providers.base import (
     ToolResults,
     UserText,
 )
-from agents.providers.offline.account import FREEZE_WORDS, AccountIntents
+from agents.providers.offline.account import AccountIntents
 from agents.providers.offline.bookings import BookingIntents
 from agents.providers.offline.classes import ClassIntents, shown_of
 from agents.providers.offline.diary import DiaryIntents, just_logged
 from agents.providers.offline.food_log import FoodLogIntents, request_of
+from agents.providers.offline.freezes import FREEZE_WORDS, FreezeIntents
 from agents.providers.offline.hours import time_named
 from agents.providers.offline.nutrients import NutrientIntents
 from agents.providers.offline.words import (
@@ -96,6 +97,7 @@ GREETING = re.compile(
 
 class OfflineProvider(
     AccountIntents,
+    FreezeIntents,
     BookingIntents,
     ClassIntents,
     DiaryIntents,
