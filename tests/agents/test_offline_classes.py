@@ -10,7 +10,6 @@ from django.utils import timezone
 
 from gymnasia.classes.models import Booking, ClassSession, ClassType
 from gymnasia.gyms.models import Member
-from gymnasia.gyms.selectors import business_today
 from tests.agents.api_client import identity, send, start
 from tests.agents.offline_kit import (
     LATER,
@@ -22,20 +21,6 @@ from tests.agents.offline_kit import (
 from tools.models import ToolCallLog
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.mark.parametrize(
-    "asked", ["What's on {day}?", "What’s on {day}?", "¿Qué hay el {day}?"]
-)
-def test_what_is_on_a_day_lists_its_classes(client, agent, asked):
-    """It answered with what it can do: the apostrophe stayed in the words."""
-    day, _ = classes_on_a_later_day(agent, "Yoga", "Pilates")
-    started = member_conversation(client, agent)
-
-    reply = reply_to(send(client, started, asked.format(day=day)))
-
-    assert reply.startswith(f"Clases:\n- Yoga {day} 08:00 (Sala 1, 10 plazas libres)")
-    assert f"- Pilates {day} 09:00" in reply
 
 
 def test_book_the_first_books_the_first_of_the_list_just_shown(client, agent):
@@ -452,30 +437,6 @@ def test_a_spin_class_is_a_spinning_class(client, agent):
     assert Booking.objects.get().status == "cancelled"
 
 
-@pytest.mark.parametrize(
-    ("asked", "answer"),
-    [
-        ("¿Qué clases hay hoy?", "Hoy no quedan clases."),
-        ("¿Hay yoga hoy?", "Hoy no quedan clases de yoga."),
-        ("¿Qué clases hay el {day}?", "No hay clases el {day}."),
-        ("¿Qué clases hay esta semana?", "No hay clases en los próximos 7 días."),
-    ],
-)
-def test_no_class_to_list_names_the_day_asked_about(client, agent, asked, answer):
-    """A day with no class was told «No hay clases programadas esos días», and a
-    day whose classes had all begun the same, as if none had been scheduled."""
-    ClassSession.objects.all().delete()
-    day = (
-        timezone.localdate(timezone=agent.business.zone)
-        + datetime.timedelta(days=LATER)
-    ).isoformat()
-    started = member_conversation(client, agent)
-
-    reply = reply_to(send(client, started, asked.format(day=day)))
-
-    assert reply == answer.format(day=day)
-
-
 @pytest.mark.parametrize("said", ["Book it", "Apúntame"])
 def test_book_me_after_a_list_of_one_kind_asks_which_of_them(client, agent, said):
     """ "Book it" right after a list of two pilates classes asked which class and
@@ -490,67 +451,6 @@ def test_book_me_after_a_list_of_one_kind_asks_which_of_them(client, agent, said
         f"Hay varias: Pilates {day} 08:00, Pilates {day} 10:00. ¿Cuál reservo?"
     )
     assert not Booking.objects.exists()
-
-
-def _next(
-    weekday: int, today: datetime.date, *, skip_today: bool = False
-) -> datetime.date:
-    ahead = (weekday - today.weekday()) % 7
-    return today + datetime.timedelta(days=ahead or (7 if skip_today else 0))
-
-
-@pytest.mark.parametrize(
-    "asked",
-    ["¿Qué clases hay este fin de semana?", "What's on at the weekend?"],
-)
-def test_the_weekend_is_its_saturday_and_sunday(client, agent, asked):
-    """It listed the whole week."""
-    today = business_today(business=agent.business)
-    started = member_conversation(client, agent)
-
-    send(client, started, asked)
-
-    [listed] = ToolCallLog.objects.filter(tool_name="list_classes")
-    saturday = _next(5, today) if today.weekday() != 6 else today
-    sunday = _next(6, today)
-    assert listed.arguments == {"date_from": str(saturday), "date_to": str(sunday)}
-
-
-@pytest.mark.parametrize(
-    "asked",
-    [
-        "¿Qué clases hay la semana que viene?",
-        "¿Hay yoga la próxima semana?",
-        "Any classes next week?",
-    ],
-)
-def test_next_week_is_its_monday_to_sunday(client, agent, asked):
-    today = business_today(business=agent.business)
-    started = member_conversation(client, agent)
-
-    send(client, started, asked)
-
-    [listed] = ToolCallLog.objects.filter(tool_name="list_classes")
-    monday = _next(0, today, skip_today=True)
-    assert listed.arguments["date_from"] == str(monday)
-    assert listed.arguments["date_to"] == str(monday + datetime.timedelta(days=6))
-
-
-def test_and_next_week_after_a_list_asks_the_same_for_next_week(client, agent):
-    """It got the list of what the assistant can do."""
-    today = business_today(business=agent.business)
-    started = member_conversation(client, agent)
-    send(client, started, "¿Hay yoga esta semana?")
-
-    send(client, started, "¿Y la semana que viene?")
-
-    listed = ToolCallLog.objects.filter(tool_name="list_classes").order_by("created_at")
-    monday = _next(0, today, skip_today=True)
-    assert listed.last().arguments == {
-        "date_from": str(monday),
-        "date_to": str(monday + datetime.timedelta(days=6)),
-        "class_type": "yoga",
-    }
 
 
 @pytest.mark.parametrize(
@@ -588,73 +488,3 @@ def test_two_classes_in_one_booking_request_are_asked_one_at_a_time(
     assert reply == told
     assert not ToolCallLog.objects.exists()
     assert not Booking.objects.exists()
-
-
-@pytest.mark.parametrize(
-    ("asked", "meant", "booked", "told"),
-    [
-        (
-            "¿Qué clases hay el {day} por la tarde?",
-            "Reserva la primera",
-            1,
-            "Reserva confirmada: Body Pump el ",
-        ),
-        (
-            "What classes are there on {day} in the evening?",
-            "book the first one",
-            2,
-            "Reserva confirmada: Pilates el ",
-        ),
-        (
-            "¿Qué clases hay el {day} por la tarde?",
-            "Reserva la segunda",
-            2,
-            "Reserva confirmada: Pilates el ",
-        ),
-        (
-            "¿Qué clases hay el {day} por la mañana?",
-            "¿a qué hora es?",
-            None,
-            "Yoga es el {day} 08:00 en Sala 1.",
-        ),
-        (
-            "¿Qué clases hay el {day} a las 17:00?",
-            "apúntame",
-            2,
-            "Reserva confirmada: Pilates el ",
-        ),
-    ],
-)
-def test_a_list_narrowed_to_a_part_of_the_day_is_the_list_pointed_at(
-    client, agent, asked, meant, booked, told
-):
-    """It booked the first class of the whole day (a morning class) for "the first
-    one" of the evening's list it had just shown."""
-    day, sessions = classes_on_a_later_day(
-        agent, "Yoga", "Body Pump", "Pilates", "Spinning", hours=(8, 13, 17, 20)
-    )
-    started = member_conversation(client, agent)
-    send(client, started, asked.format(day=day))
-
-    reply = reply_to(send(client, started, meant))
-
-    assert reply.startswith(told.format(day=day))
-    if booked is None:
-        assert not Booking.objects.exists()
-    else:
-        assert Booking.objects.get().session_id == sessions[booked].pk
-
-
-def test_the_places_of_an_afternoons_list_keep_to_the_afternoon(client, agent):
-    day, sessions = classes_on_a_later_day(
-        agent, "Yoga", "Body Pump", "Pilates", hours=(8, 13, 17)
-    )
-    started = member_conversation(client, agent)
-    send(client, started, f"¿Qué clases hay el {day} por la tarde?")
-    places = reply_to(send(client, started, "¿cuántas plazas quedan?"))
-    assert "Yoga" not in places
-
-    reply = reply_to(send(client, started, "Reserva la primera"))
-
-    assert reply.startswith("Reserva confirmada: Body Pump el ")
-    assert Booking.objects.get().session_id == sessions[1].pk

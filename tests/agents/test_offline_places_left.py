@@ -286,3 +286,18 @@ def test_her_class_just_told_of_by_its_places_is_the_one_cancelled(
 
     assert reply == cancelled_told(language)
     assert not Booking.objects.filter(status=Booking.Status.CONFIRMED).exists()
+
+
+def test_the_places_of_an_afternoons_list_keep_to_the_afternoon(client, agent):
+    day, sessions = classes_on_a_later_day(
+        agent, "Yoga", "Body Pump", "Pilates", hours=(8, 13, 17)
+    )
+    started = member_conversation(client, agent)
+    send(client, started, f"¿Qué clases hay el {day} por la tarde?")
+    places = reply_to(send(client, started, "¿cuántas plazas quedan?"))
+    assert "Yoga" not in places
+
+    reply = reply_to(send(client, started, "Reserva la primera"))
+
+    assert reply.startswith("Reserva confirmada: Body Pump el ")
+    assert Booking.objects.get().session_id == sessions[1].pk

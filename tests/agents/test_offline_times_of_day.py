@@ -217,3 +217,58 @@ def test_a_greeting_names_no_part_of_the_day(client, agent):
 
     assert f"- Yoga {day} 09:00" in reply
     assert f"- Pilates {day} 18:00" in reply
+
+
+@pytest.mark.parametrize(
+    ("asked", "meant", "booked", "told"),
+    [
+        (
+            "¿Qué clases hay el {day} por la tarde?",
+            "Reserva la primera",
+            1,
+            "Reserva confirmada: Body Pump el ",
+        ),
+        (
+            "What classes are there on {day} in the evening?",
+            "book the first one",
+            2,
+            "Reserva confirmada: Pilates el ",
+        ),
+        (
+            "¿Qué clases hay el {day} por la tarde?",
+            "Reserva la segunda",
+            2,
+            "Reserva confirmada: Pilates el ",
+        ),
+        (
+            "¿Qué clases hay el {day} por la mañana?",
+            "¿a qué hora es?",
+            None,
+            "Yoga es el {day} 08:00 en Sala 1.",
+        ),
+        (
+            "¿Qué clases hay el {day} a las 17:00?",
+            "apúntame",
+            2,
+            "Reserva confirmada: Pilates el ",
+        ),
+    ],
+)
+def test_a_list_narrowed_to_a_part_of_the_day_is_the_list_pointed_at(
+    client, agent, asked, meant, booked, told
+):
+    """It booked the first class of the whole day (a morning class) for "the first
+    one" of the evening's list it had just shown."""
+    day, sessions = classes_on_a_later_day(
+        agent, "Yoga", "Body Pump", "Pilates", "Spinning", hours=(8, 13, 17, 20)
+    )
+    started = member_conversation(client, agent)
+    send(client, started, asked.format(day=day))
+
+    reply = reply_to(send(client, started, meant))
+
+    assert reply.startswith(told.format(day=day))
+    if booked is None:
+        assert not Booking.objects.exists()
+    else:
+        assert Booking.objects.get().session_id == sessions[booked].pk
