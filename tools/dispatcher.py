@@ -128,12 +128,8 @@ def dispatch_tool_call(call: ToolCall, context: CallContext) -> ToolResult:
         tool_name=tool.name,
         arguments=arguments,
     )
-    gated = policy.gated_for(amount)
-    if gated and tool.check is not None:
-        refusal = checked_before_approval(tool, arguments, log, context, trace)
-        if refusal is not None:
-            return finish_call(context, log, trace, call, *refusal, tool=tool)
-
+    # The duplicate is decided first: a repeat of a request already made (and
+    # maybe approved and done since) is that request, not a new one to check.
     first = _claim_action(log)
     if first is not None:
         trace.step("duplicate", first=str(first.pk))
@@ -144,6 +140,12 @@ def dispatch_tool_call(call: ToolCall, context: CallContext) -> ToolResult:
         }
         return finish_call(context, log, trace, call, DUPLICATE, payload, tool=tool)
     trace.step("duplicate", first=None)
+
+    gated = policy.gated_for(amount)
+    if gated and tool.check is not None:
+        refusal = checked_before_approval(tool, arguments, log, context, trace)
+        if refusal is not None:
+            return finish_call(context, log, trace, call, *refusal, tool=tool)
 
     if gated:
         log.gated = True
@@ -224,6 +226,8 @@ def _claim_action(log: ToolCallLog) -> ToolCallLog | None:
                     created_at__gte=timezone.now() - DUPLICATE_WINDOW,
                 )
                 .filter(Q(status__in=BLOCKING_STATUSES) | Q(verification=UNVERIFIABLE))
+                # A duplicate did nothing, whatever its first's verification says.
+                .exclude(status=DUPLICATE)
                 .order_by("created_at")
                 .first()
             )

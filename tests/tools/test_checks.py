@@ -70,7 +70,7 @@ def test_a_request_that_could_not_be_done_is_refused_not_queued(
     assert rows(world) == before
     log = ToolCallLog.objects.get()
     assert (log.gated, log.status) == (False, status)
-    assert [s["step"] for s in log.steps] == ["offered", "validated", "checked"]
+    assert [s["step"] for s in log.steps] == ["offered", "validated", "duplicate", "checked"]
     assert log.steps[-1]["error"] == "refused"
 
 
@@ -194,11 +194,11 @@ def test_a_request_that_can_be_done_is_queued_and_its_check_changed_nothing(worl
     assert [s["step"] for s in log.steps] == [
         "offered",
         "validated",
-        "checked",
         "duplicate",
+        "checked",
         "gated",
     ]
-    assert log.steps[2] == {"step": "checked", "passed": True, "ms": log.steps[2]["ms"]}
+    assert log.steps[3] == {"step": "checked", "passed": True, "ms": log.steps[3]["ms"]}
 
 
 @pytest.mark.parametrize(

@@ -9,8 +9,11 @@ import pytest
 import time_machine
 from django.db import connection
 
+from approvals.models import PendingAction
+from approvals.services import pending_action_approve, pending_action_execute
 from gymnasia.classes.models import Booking
 from gymnasia.nutrition.models import MealEntry
+from tests.factories import StaffRoleFactory
 from tests.tools.world import build_world
 from tools.integrations.faults import Fault, inject_fault
 from tools.models import ToolCallLog
@@ -139,6 +142,68 @@ def test_a_pending_approval_blocks_a_repeat(world):
     )
     assert again.payload["first"]["status"] == "pending_approval"
     assert again.payload["verification"] == "not_applied"
+
+
+def test_a_repeat_of_an_unknown_outcome_after_its_window_is_a_new_action(world):
+    """A duplicate did nothing: it does not block later repeats (it carried its
+    first's ``unverifiable``, so each repeat within ten minutes of the last
+    renewed the window, and a later one answered a duplicate of a duplicate)."""
+    noon = datetime.datetime(2026, 12, 2, 12, 0, tzinfo=datetime.UTC)
+    world.today = datetime.date(2026, 12, 2)
+    with time_machine.travel(noon):
+        with inject_fault("nutrition", Fault.TIMEOUT_AFTER_COMMIT):
+            first = add_rice(world)
+    with time_machine.travel(noon + datetime.timedelta(minutes=8)):
+        second = add_rice(world, call_id="call-2")
+    with time_machine.travel(noon + datetime.timedelta(minutes=11)):
+        third = add_rice(world, call_id="call-3")
+
+    assert (first.status, second.status) == ("unknown_outcome", "duplicate")
+    assert third.status == "ok"
+    assert dinner_entries(world) == 2
+
+
+@pytest.mark.parametrize("tool", ["freeze_membership", "book_class"])
+def test_a_repeat_of_an_approved_request_done_since_is_a_duplicate(world, tool):
+    """The repeat is the request already made: it is not checked again as a new
+    one (the check refused it, the freeze overlapping itself or the member
+    already booked, and the member was told nothing had been done)."""
+    offered = {tool: "gated"}
+    arguments = (
+        {"start": world.day(10), "end": world.day(19)}
+        if tool == "freeze_membership"
+        else {"session_id": world.ids["session_id:spinning"]}
+    )
+    first = world.call(tool, arguments, offered=offered)
+    action_id = first.payload["pending_action"]
+    staff = StaffRoleFactory(business=world.business, role="staff").user
+    pending_action_approve(action_id=action_id, user=staff)
+    assert pending_action_execute(action_id=action_id) == "succeeded"
+
+    again = world.call(tool, arguments, offered=offered, call_id="call-2")
+
+    assert again.payload == {
+        "status": "duplicate",
+        "first": dict(first.payload),
+        "verification": "not_applied",
+    }
+    assert PendingAction.objects.count() == 1
+
+
+def test_a_repeat_of_a_waiting_request_is_a_duplicate_while_its_service_is_down(
+    world,
+):
+    offered = {"freeze_membership": "gated"}
+    arguments = {"start": world.day(10), "end": world.day(19)}
+    world.call("freeze_membership", arguments, offered=offered)
+
+    with inject_fault("memberships", Fault.UNAVAILABLE):
+        again = world.call(
+            "freeze_membership", arguments, offered=offered, call_id="call-2"
+        )
+
+    assert again.status == "duplicate"
+    assert PendingAction.objects.count() == 1
 
 
 def test_reads_are_not_deduplicated(world):
