@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import datetime
 import json
+import math
 import time
 from collections.abc import Mapping
 from decimal import Decimal
@@ -184,6 +185,10 @@ def parse_arguments(
         return None, [
             "Text in the arguments cannot hold NUL characters or lone surrogates."
         ]
+    if not _finite(value):
+        # An SDK that hands arguments over parsed may give NaN or an infinity,
+        # which every bound of a schema lets through (NaN compares false).
+        return None, ["Numbers in the arguments must be finite."]
     errors = sorted(
         tool.validator.iter_errors(value), key=lambda e: [str(p) for p in e.path]
     )
@@ -202,6 +207,17 @@ def parse_arguments(
 def _amount(tool: Tool, arguments: dict[str, Any]) -> Decimal | None:
     name = tool.declaration.amount_argument
     return Decimal(str(arguments[name])) if name and name in arguments else None
+
+
+def _finite(value: Any) -> bool:
+    """Whether every number in a JSON value is finite."""
+    if isinstance(value, float):
+        return math.isfinite(value)
+    if isinstance(value, dict):
+        return all(_finite(item) for item in value.values())
+    if isinstance(value, list):
+        return all(_finite(item) for item in value)
+    return True
 
 
 def _refuse_constant(name: str) -> Any:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import time
+from dataclasses import replace
+from decimal import Decimal
 
 import pytest
 from django.apps import apps
@@ -11,11 +13,15 @@ from approvals.models import PendingAction
 from gymnasia.classes.models import Booking
 from gymnasia.memberships.models import MembershipFreeze
 from gymnasia.nutrition.models import MealEntry
+from tools.dispatcher import dispatch_tool_call
 from tools.integrations.faults import SLOW_WRITE_SECONDS, Fault, inject_fault
 from tools.models import Handoff, ToolCallLog
+from tools.selection import ToolPolicy
+from tools.types import ToolCall
 
 pytestmark = pytest.mark.django_db
 
+NAN, INFINITY = float("nan"), float("inf")
 DOMAIN = ("gyms", "nutrition", "classes", "memberships")
 
 
@@ -184,6 +190,50 @@ def test_text_no_database_can_hold_is_invalid_and_logged(world, name, arguments)
         "call\ufffd-1",
     )
     assert "\x00" not in log.arguments_raw
+
+
+@pytest.mark.parametrize(
+    ("name", "arguments", "policy"),
+    [
+        (
+            "add_food_to_meal",
+            {"date": "2026-12-01", "meal": "dinner", "food_id": 1, "grams": NAN},
+            ToolPolicy(mode="auto"),
+        ),
+        (
+            "add_food_to_meal",
+            '{"date": "2026-12-01", "meal": "dinner", "food_id": 1, "grams": 1e400}',
+            ToolPolicy(mode="auto"),
+        ),
+        (
+            "refund_payment",
+            {"payment_id": "ch_1", "amount": NAN},
+            ToolPolicy(mode="auto", max_amount=Decimal("20")),
+        ),
+        (
+            "refund_payment",
+            {"payment_id": "ch_1", "amount": -INFINITY},
+            ToolPolicy(mode="gated", auto_limit=Decimal("5")),
+        ),
+    ],
+)
+def test_numbers_that_are_not_finite_are_invalid_and_logged(
+    world, name, arguments, policy
+):
+    """An SDK that hands arguments over parsed can give NaN, which every bound of
+    a schema lets through: the owner's limit and the action's key then raised, and
+    the call had no answer and no row."""
+    before = domain_counts()
+    context = replace(world.context(), offered={name: policy})
+
+    result = dispatch_tool_call(
+        ToolCall(id="call-1", name=name, arguments=arguments), context
+    )
+
+    assert result.status == "invalid_arguments"
+    assert result.payload["errors"] == ["Numbers in the arguments must be finite."]
+    assert domain_counts() == before
+    assert ToolCallLog.objects.get().status == "invalid_arguments"
 
 
 def test_a_tool_name_no_database_can_hold_is_unknown_and_logged(world):
