@@ -13,6 +13,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from django.core.cache import cache
+from django.core.exceptions import RequestDataTooBig
 from django.http import (
     HttpRequest,
     HttpResponse,
@@ -51,8 +52,9 @@ BODY_REFUSED = (
 )
 MESSAGE_ID = re.compile(r"[0-9]{1,18}")
 MESSAGES_PER_MINUTE = 30  # per conversation; the interface promises at least 20
-SENDS_PER_MINUTE_PER_ADDRESS = 120  # messages from one address, all conversations
-CONVERSATIONS_PER_MINUTE = 90  # per address; the interface promises at least 60
+CONVERSATIONS_PER_MINUTE = 90  # started, per address; the interface promises 60
+STARTS_REFUSED_PER_MINUTE = 90  # refused starts (unknown agent, bad token), apart
+TOO_LONG = "The body is too long."
 
 #: Turns keep running when a streaming client goes away; their tasks live here.
 _running: set[asyncio.Task[Any]] = set()
@@ -64,9 +66,14 @@ def error(status: int, code: str, detail: str) -> JsonResponse:
     return response
 
 
+def _bucket(key: str) -> str:
+    return f"rate:{key}:{int(time.time() // 60)}"
+
+
 def _allowed(key: str, limit: int) -> bool:
-    """A fixed one-minute window counter in the shared cache."""
-    bucket = f"rate:{key}:{int(time.time() // 60)}"
+    """Counts one more in a fixed one-minute window of the shared cache: whether
+    it is within ``limit``."""
+    bucket = _bucket(key)
     if cache.add(bucket, 1, timeout=70):
         return True
     try:
@@ -76,13 +83,38 @@ def _allowed(key: str, limit: int) -> bool:
         return True
 
 
-def _body(request: HttpRequest) -> dict[str, Any] | None:
-    """The JSON object of the body, or ``None`` when it is not one (a 400)."""
+def _counted(key: str) -> None:
+    """One more in the window's count of ``key``."""
+    _allowed(key, 0)
+
+
+def _starting_allowed(address: str) -> bool:
+    """Whether an address may try to start a conversation: it started fewer than
+    the limit this minute, and had fewer refused (an unknown agent, a bad
+    identity token) than theirs. Each is counted once it has happened, so a
+    refused start never uses up a place of the conversations promised (starts
+    arriving together may pass the limit by their number: it is a floor)."""
+    started, refused = _bucket(f"start:{address}"), _bucket(f"start-refused:{address}")
+    counts = cache.get_many([started, refused])
+    return (
+        counts.get(started, 0) < CONVERSATIONS_PER_MINUTE
+        and counts.get(refused, 0) < STARTS_REFUSED_PER_MINUTE
+    )
+
+
+def _body(request: HttpRequest) -> dict[str, Any] | JsonResponse:
+    """The JSON object of the body, or the error answer when it is not one."""
     try:
-        value = json.loads(request.body or b"{}")
-    except (ValueError, UnicodeDecodeError):
-        return None
-    return value if isinstance(value, dict) and storable(value) else None
+        raw = request.body
+    except RequestDataTooBig:  # past DATA_UPLOAD_MAX_MEMORY_SIZE
+        return error(413, "too_long", TOO_LONG)
+    try:
+        value = json.loads(raw or b"{}")
+    except (ValueError, UnicodeDecodeError, RecursionError):
+        return error(400, "bad_request", BODY_REFUSED)
+    if not isinstance(value, dict) or not storable(value):
+        return error(400, "bad_request", BODY_REFUSED)
+    return value
 
 
 def _start(
@@ -101,7 +133,7 @@ def _start(
         return 404, {"error": "not_found", "detail": detail}, None, ""
     member = None
     if identity_token is not None:
-        if not isinstance(identity_token, str) or not identity_token:
+        if not isinstance(identity_token, str):
             detail = "'identity_token' must be a string."
             return 400, {"error": "bad_request", "detail": detail}, agent, ""
         try:
@@ -169,15 +201,18 @@ async def conversations(request: HttpRequest) -> HttpResponseBase:
         refused["Allow"] = "POST, OPTIONS"
         return await _cors(request, refused)
     address = request.META.get("REMOTE_ADDR", "unknown")
-    if not await db_call(_allowed, f"start:{address}", CONVERSATIONS_PER_MINUTE):
+    if not await db_call(_starting_allowed, address):
         detail = "Too many new conversations; try again in a minute."
         return await _cors(request, error(429, "rate_limited", detail))
     body = _body(request)
-    if body is None:
-        return await _cors(request, error(400, "bad_request", BODY_REFUSED))
+    if isinstance(body, JsonResponse):
+        await db_call(_counted, f"start-refused:{address}")
+        return await _cors(request, body)
     status, answer, agent, language = await db_call(
         _start, body.get("agent"), body.get("identity_token")
     )
+    started = status == 201
+    await db_call(_counted, f"{'start' if started else 'start-refused'}:{address}")
     response = JsonResponse(answer, status=status)
     if language:
         # The language the assistant will answer in (the member's, else the
@@ -232,27 +267,19 @@ async def _answer(request: HttpRequest, conversation: Conversation) -> HttpRespo
         refused["Allow"] = "GET, POST, OPTIONS"
         return refused
     body = _body(request)
-    if body is None:
-        return error(400, "bad_request", BODY_REFUSED)
+    if isinstance(body, JsonResponse):
+        return body
     text = body.get("text")
     if not isinstance(text, str) or not text.strip():
         return error(400, "bad_request", "'text' must be 1 to 4,000 characters.")
     if len(text) > MAX_TEXT:
         return error(413, "too_long", "'text' must be at most 4,000 characters.")
-    address = request.META.get("REMOTE_ADDR", "unknown")
-    if not await db_call(_sending_allowed, str(conversation.pk), address):
+    if not await db_call(_allowed, f"send:{conversation.pk}", MESSAGES_PER_MINUTE):
         return error(429, "rate_limited", "Too many messages; try again in a minute.")
     if "text/event-stream" in request.headers.get("Accept", ""):
         return _stream(conversation, text)
     added = await turn_run(conversation, text)
     return JsonResponse({"messages": [message_json(m) for m in added]})
-
-
-def _sending_allowed(conversation_key: str, address: str) -> bool:
-    """Within both limits: per conversation, and per address over all of them."""
-    return _allowed(f"send:{conversation_key}", MESSAGES_PER_MINUTE) and _allowed(
-        f"send-from:{address}", SENDS_PER_MINUTE_PER_ADDRESS
-    )
 
 
 def _stream(conversation: Conversation, text: str) -> StreamingHttpResponse:

@@ -46,9 +46,12 @@ def conversation_start(*, agent: Agent, member: Member | None) -> Conversation:
 
 
 def conversation_token(conversation: Conversation) -> tuple[str, datetime.datetime]:
-    """A bearer token for this conversation only, and when it expires."""
+    """A bearer token for this conversation only, and when it expires: the
+    signature's time stamp is in whole seconds, so the second it is made in
+    (read before it, so never later than its own)."""
+    issued = timezone.now().replace(microsecond=0)
     token = signing.dumps({"c": str(conversation.pk)}, salt=TOKEN_SALT, compress=True)
-    return token, timezone.now() + TOKEN_LIFETIME
+    return token, issued + TOKEN_LIFETIME
 
 
 def conversation_for_token(*, conversation_id: str, token: str) -> Conversation:

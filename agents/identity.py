@@ -41,7 +41,11 @@ def identity_member(*, agent: Agent, token: str) -> Member:
         raise IdentityRefused(
             f"the identity token was refused ({type(error).__name__})"
         ) from None
-    if claims["exp"] > time.time() + MAX_LIFETIME_SECONDS + LEEWAY_SECONDS:
+    expires = claims["exp"]
+    # PyJWT takes anything int() takes ("1767225600" too); the claim is a number.
+    if isinstance(expires, bool) or not isinstance(expires, int | float):
+        raise IdentityRefused("the identity token's expiry is not a number")
+    if expires > time.time() + MAX_LIFETIME_SECONDS + LEEWAY_SECONDS:
         raise IdentityRefused("the identity token lives longer than one hour")
     subject = claims["sub"]
     if (

@@ -30,7 +30,11 @@ ERROR_CODES: dict[int, tuple[str, str]] = {
         "A valid token of another conversation, whether or not the id exists.",
     ),
     404: ("not_found", "No agent has that public key."),
-    413: ("too_long", f"The text is longer than {MAX_TEXT} characters."),
+    413: (
+        "too_long",
+        f"The text is longer than {MAX_TEXT} characters, or the body than the "
+        "server takes.",
+    ),
     429: ("rate_limited", "Too many requests this minute; try again in a minute."),
 }
 
@@ -280,6 +284,9 @@ def openapi_document(*, server_url: str) -> dict[str, Any]:
                             401, "The identity token is not valid for this agent."
                         ),
                         "404": _error_response(404),
+                        "413": _error_response(
+                            413, "The body is longer than the server takes."
+                        ),
                         "429": _error_response(429),
                     },
                 }

@@ -37,19 +37,23 @@ REPLACEMENT = "\ufffd"
 def storable(value: Any) -> bool:
     """Whether every string in a JSON value can be stored: JSON lets a body (or a
     model's tool call) spell lone surrogates and NUL characters, which no database
-    column takes."""
-    if isinstance(value, str):
-        if "\x00" in value:
-            return False
-        try:
-            value.encode("utf-8")
-        except UnicodeEncodeError:
-            return False
-        return True
-    if isinstance(value, dict):
-        return all(storable(k) and storable(v) for k, v in value.items())
-    if isinstance(value, list):
-        return all(storable(item) for item in value)
+    column takes. Walked without recursion: a body may nest as deep as a JSON
+    parser lets it."""
+    waiting = [value]
+    while waiting:
+        item = waiting.pop()
+        if isinstance(item, str):
+            if "\x00" in item:
+                return False
+            try:
+                item.encode("utf-8")
+            except UnicodeEncodeError:
+                return False
+        elif isinstance(item, dict):
+            waiting.extend(item.keys())
+            waiting.extend(item.values())
+        elif isinstance(item, list):
+            waiting.extend(item)
     return True
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime
 import time
 import uuid
 
@@ -9,9 +10,11 @@ import jwt
 import pytest
 import time_machine
 
+from agents import api
 from agents.models import Conversation, Message
 from gymnasia.gyms.models import Member
 from tests.agents.api_client import identity, send, start
+from tests.agents.scripted import Say
 
 pytestmark = pytest.mark.django_db
 
@@ -82,6 +85,10 @@ def test_a_new_members_name_and_email_are_kept_as_far_as_they_can_be(client, age
         ),
         lambda a: identity(a, sub="socio\x00-1001"),
         lambda a: identity(a, sub="socio-\ud800"),
+        # PyJWT takes an expiry int() can read; a string compared with the
+        # clock was a server error.
+        lambda a: identity(a, exp=str(int(time.time()) + 600)),
+        lambda a: "",
     ],
     ids=[
         "forged",
@@ -93,6 +100,8 @@ def test_a_new_members_name_and_email_are_kept_as_far_as_they_can_be(client, age
         "no sub",
         "NUL in sub",
         "lone surrogate in sub",
+        "expiry as text",
+        "empty",
     ],
 )
 def test_an_invalid_identity_token_is_refused_never_downgraded(
@@ -264,6 +273,73 @@ def test_new_conversations_are_rate_limited_per_address(client, agent):
     assert statuses[-1] == 429
 
 
+def test_refused_starts_leave_an_address_its_sixty_conversations(client, agent):
+    """A start refused for an unknown agent or a bad token used up a place: after
+    31 of them, the 60th conversation of the minute was refused."""
+    with time_machine.travel(time.time(), tick=False):  # one window, whatever the clock
+        for _ in range(31):
+            refused = client.post(
+                "/api/v1/conversations",
+                {"agent": "ag_nobody"},
+                content_type="application/json",
+            )
+            assert refused.status_code == 404
+            assert start(client, agent, identity_token="x").status_code == 401
+        statuses = [start(client, agent).status_code for _ in range(60)]
+    assert statuses == [201] * 60
+
+
+def test_refused_starts_are_rate_limited_per_address(client, agent, row_counts):
+    with time_machine.travel(time.time(), tick=False):  # one window, whatever the clock
+        for _ in range(api.STARTS_REFUSED_PER_MINUTE):
+            assert start(client, agent, identity_token="x").status_code == 401
+        before = row_counts()
+
+        response = start(client, agent)
+
+        assert (response.status_code, response.json()["error"]) == (
+            429,
+            "rate_limited",
+        )
+        assert row_counts() == before
+
+
+def test_a_conversation_is_not_limited_by_what_its_address_sent_elsewhere(
+    client, agent, model
+):
+    """Members behind one address (a gym's Wi-Fi, a gym's own server calling the
+    API) each get the messages a conversation is promised: a cap per address
+    over all conversations refused the seventh conversation its first."""
+    model(*[Say(text="Vale.")] * 140)
+    with time_machine.travel(time.time(), tick=False):  # one window, whatever the clock
+        conversations = [start(client, agent) for _ in range(7)]
+        for started in conversations[:6]:
+            for n in range(20):
+                assert send(client, started, f"hola {n}").status_code == 200
+        statuses = [
+            send(client, conversations[6], f"hola {n}").status_code for n in range(20)
+        ]
+    assert statuses == [200] * 20
+
+
+def test_the_token_expires_no_earlier_than_it_says(client, agent):
+    """The signature's time stamp is in whole seconds; ``expires_at`` named a time
+    up to a second after the token had expired."""
+    with time_machine.travel(int(time.time()) + 0.9, tick=False):
+        started = start(client, agent)
+    expires_at = datetime.datetime.fromisoformat(started.json()["expires_at"])
+
+    with time_machine.travel(
+        expires_at - datetime.timedelta(milliseconds=1), tick=False
+    ):
+        response = client.get(
+            f"/api/v1/conversations/{started.json()['conversation']}/messages",
+            headers={"Authorization": f"Bearer {started.json()['token']}"},
+        )
+
+    assert response.status_code == 200
+
+
 @pytest.mark.parametrize(
     "body",
     [
@@ -287,6 +363,79 @@ def test_text_no_database_can_store_is_a_bad_request(client, agent, body, row_co
 
     assert response.status_code == 400
     assert response.json()["error"] == "bad_request"
+    assert row_counts() == before
+
+
+NESTED = b"[" * 100_000 + b"]" * 100_000
+
+
+def _post_message(client, started, body):
+    return client.post(
+        f"/api/v1/conversations/{started['conversation']}/messages",
+        body,
+        content_type="application/json",
+        headers={"Authorization": f"Bearer {started['token']}"},
+    )
+
+
+def test_a_body_nested_past_the_parser_is_a_bad_request(client, agent, row_counts):
+    """Found by probing: a server error (the parser's recursion ran out)."""
+    started = start(client, agent).json()
+    before = row_counts()
+
+    response = _post_message(client, started, b'{"text": "hola", "x": ' + NESTED + b"}")
+
+    assert (response.status_code, response.json()["error"]) == (400, "bad_request")
+    assert row_counts() == before
+
+
+def test_a_body_the_parser_takes_is_never_too_deep_for_the_checks(client, agent, model):
+    """The parser takes 600 levels; the look for characters no database holds
+    ran out of recursion first (a server error). Fields the API does not know
+    are ignored, however deep."""
+    model(Say(text="Hola."))
+    started = start(client, agent).json()
+
+    response = _post_message(
+        client, started, b'{"text": "hola", "x": ' + b"[" * 600 + b"]" * 600 + b"}"
+    )
+
+    assert response.status_code == 200
+    assert response.json()["messages"][-1]["text"] == "Hola."
+
+
+def test_a_start_nested_too_deep_is_a_bad_request(client, agent, row_counts):
+    before = row_counts()
+
+    response = client.post(
+        "/api/v1/conversations",
+        b'{"agent": "x", "y": ' + NESTED + b"}",
+        content_type="application/json",
+    )
+
+    assert (response.status_code, response.json()["error"]) == (400, "bad_request")
+    assert row_counts() == before
+
+
+@pytest.mark.parametrize("path", ["conversations", "messages"])
+def test_a_body_past_the_upload_limit_is_too_long(client, agent, path, row_counts):
+    """Django refused it with its own HTML page, not the API's JSON error."""
+    started = start(client, agent).json()
+    url = (
+        "/api/v1/conversations"
+        if path == "conversations"
+        else f"/api/v1/conversations/{started['conversation']}/messages"
+    )
+    before = row_counts()
+
+    response = client.post(
+        url,
+        {"agent": agent.public_key, "text": "x" * 3_000_000},
+        content_type="application/json",
+        headers={"Authorization": f"Bearer {started['token']}"},
+    )
+
+    assert (response.status_code, response.json()["error"]) == (413, "too_long")
     assert row_counts() == before
 
 

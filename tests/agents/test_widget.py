@@ -255,26 +255,6 @@ def test_the_sites_own_pages_need_no_cors(client, agent):
 # Rate limits
 
 
-def test_sending_is_limited_per_address_across_conversations(
-    client, agent, monkeypatch, row_counts
-):
-    """One address cannot get round the per-conversation limit by opening more
-    conversations; another address is not affected."""
-    monkeypatch.setattr(api, "SENDS_PER_MINUTE_PER_ADDRESS", 3)
-    first, second = start(client, agent), start(client, agent)
-    with time_machine.travel(time.time(), tick=False):  # one window, whatever the clock
-        for started in (first, first, second):
-            assert send(client, started).status_code == 200
-        before = row_counts()
-
-        refused = send(client, second)
-
-        assert refused.status_code == 429
-        assert refused.json()["error"] == "rate_limited"
-        assert row_counts() == before
-        assert send(client, second, address="10.0.0.2").status_code == 200
-
-
 def test_sending_is_limited_per_conversation(client, agent, row_counts):
     started = start(client, agent)
     with time_machine.travel(time.time(), tick=False):  # one window, whatever the clock
