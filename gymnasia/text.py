@@ -67,14 +67,29 @@ def storable_text(text: str) -> str:
 
 
 def storable_json(value: Any) -> Any:
-    """A JSON value with its strings (keys too) made storable."""
-    if isinstance(value, str):
-        return storable_text(value)
-    if isinstance(value, dict):
-        return {storable_text(k): storable_json(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [storable_json(item) for item in value]
-    return value
+    """A copy of a JSON value (tuples as lists) with its strings, keys too, made
+    storable. Walked without recursion, as ``storable`` is: a model's arguments,
+    parsed by its SDK, may nest as deep as a JSON parser lets them."""
+    top: list[Any] = [None]
+    waiting: list[tuple[Any, Any, Any]] = [(value, top, 0)]
+    while waiting:
+        item, parent, place = waiting.pop()
+        if isinstance(item, str):
+            parent[place] = storable_text(item)
+        elif isinstance(item, dict):
+            copy: dict[Any, Any] = {}
+            parent[place] = copy
+            for key, inner in item.items():
+                key = storable_text(key) if isinstance(key, str) else key
+                copy[key] = None  # its place, in the original's order
+                waiting.append((inner, copy, key))
+        elif isinstance(item, list | tuple):
+            items: list[Any] = [None] * len(item)
+            parent[place] = items
+            waiting.extend((inner, items, n) for n, inner in enumerate(item))
+        else:
+            parent[place] = item
+    return top[0]
 
 
 def text_checked_storable(text: str) -> None:

@@ -62,6 +62,9 @@ from tools.types import (
 
 DUPLICATE_WINDOW = datetime.timedelta(minutes=10)
 MAX_RAW_ARGUMENTS = 20_000
+#: Objects and lists within each other in a call's arguments, at the most.
+MAX_DEPTH = 16
+TOO_DEEP = f"The arguments nest objects and lists more than {MAX_DEPTH} deep."
 #: Earlier calls that block a repeat: something may have happened (R7).
 BLOCKING_STATUSES = (OK, PENDING_APPROVAL, UNKNOWN_OUTCOME, ToolCallLog.EXECUTING)
 
@@ -175,20 +178,21 @@ def parse_arguments(
         text = raw.strip() or "{}"
         try:
             value = json.loads(text, parse_constant=_refuse_constant)
+        except RecursionError:
+            return None, [TOO_DEEP]
         except ValueError:
             return None, ["The arguments are not valid JSON."]
     else:
         value = dict(raw)
     if not isinstance(value, dict):
         return None, ["The arguments must be a JSON object."]
+    shape = _shape_refused(value)
+    if shape is not None:
+        return None, [shape]
     if not storable(value):
         return None, [
             "Text in the arguments cannot hold NUL characters or lone surrogates."
         ]
-    if not _finite(value):
-        # An SDK that hands arguments over parsed may give NaN or an infinity,
-        # which every bound of a schema lets through (NaN compares false).
-        return None, ["Numbers in the arguments must be finite."]
     errors = sorted(
         tool.validator.iter_errors(value), key=lambda e: [str(p) for p in e.path]
     )
@@ -209,15 +213,22 @@ def _amount(tool: Tool, arguments: dict[str, Any]) -> Decimal | None:
     return Decimal(str(arguments[name])) if name and name in arguments else None
 
 
-def _finite(value: Any) -> bool:
-    """Whether every number in a JSON value is finite."""
-    if isinstance(value, float):
-        return math.isfinite(value)
-    if isinstance(value, dict):
-        return all(_finite(item) for item in value.values())
-    if isinstance(value, list):
-        return all(_finite(item) for item in value)
-    return True
+def _shape_refused(value: dict[str, Any]) -> str | None:
+    """Why arguments no tool takes are refused before the schema sees them, or
+    None. Deep nesting: the schema's messages and the log's JSON recurse into it.
+    Numbers that are not finite: an SDK that hands arguments over parsed can give
+    NaN or an infinity, which every bound of a schema lets through."""
+    waiting: list[tuple[Any, int]] = [(value, 1)]
+    while waiting:
+        item, depth = waiting.pop()
+        if isinstance(item, float) and not math.isfinite(item):
+            return "Numbers in the arguments must be finite."
+        if isinstance(item, dict | list):
+            if depth > MAX_DEPTH:
+                return TOO_DEEP
+            items = item.values() if isinstance(item, dict) else item
+            waiting.extend((inner, depth + 1) for inner in items)
+    return None
 
 
 def _refuse_constant(name: str) -> Any:
@@ -264,4 +275,6 @@ def _raw_text(arguments: str | Mapping[str, Any]) -> str:
         text = json.dumps(arguments, ensure_ascii=False, default=str)
     except (TypeError, ValueError):
         text = repr(arguments)
+    except RecursionError:
+        text = TOO_DEEP
     return storable_text(text[:MAX_RAW_ARGUMENTS])

@@ -4,6 +4,7 @@ are told first (R10), cut-off steps run nothing, the member's message is kept.""
 from __future__ import annotations
 
 import datetime
+import json
 from io import StringIO
 
 import pytest
@@ -272,6 +273,28 @@ def test_a_models_text_no_database_can_hold_is_stored_replaced(demo, model):
     last_discard = max(i for i, (name, _) in enumerate(events) if name == "discard")
     deltas = [d["text"] for name, d in events[last_discard:] if name == "delta"]
     assert "".join(deltas) == reply
+
+
+@pytest.mark.parametrize("text", ["", "\\u0000"], ids=["plain", "with a NUL"])
+def test_arguments_an_sdk_parsed_as_deep_as_json_goes_are_refused_not_a_crash(
+    demo, model, text
+):
+    """An SDK that hands arguments over parsed (Anthropic without streaming,
+    Google) can give them 900 deep: storing the step ran out of recursion, and
+    the turn raised."""
+    agent, member = demo
+    deep = json.loads("[" * 900 + f'"{text}"' + "]" * 900)
+    model(Say(calls=[("search_foods", {"query": deep})]), Say(text="Vale."))
+
+    added, _ = run(conversation_start(agent=agent, member=member))
+
+    assert [m.text for m in added] == ["hola", "Vale."]
+    assert ToolCallLog.objects.get().status == "invalid_arguments"
+    step = Message.objects.get(role="step").content
+    stored = step["tool_calls"][0]["arguments"]["query"]
+    for _ in range(900):
+        (stored,) = stored
+    assert stored == ("\ufffd" if text else "")
 
 
 def test_the_maximum_of_tool_steps_ends_the_turn(demo, model):

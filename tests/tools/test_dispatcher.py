@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import time
 from dataclasses import replace
 from decimal import Decimal
@@ -234,6 +235,44 @@ def test_numbers_that_are_not_finite_are_invalid_and_logged(
     assert result.payload["errors"] == ["Numbers in the arguments must be finite."]
     assert domain_counts() == before
     assert ToolCallLog.objects.get().status == "invalid_arguments"
+
+
+DEEP = "[" * 100_000 + "]" * 100_000
+
+
+@pytest.mark.parametrize(
+    "arguments",
+    [
+        '{"query": ' + DEEP + "}",
+        '{"query": "arroz", "x": ' + "[" * 900 + "]" * 900 + "}",
+        {"query": json.loads("[" * 900 + "]" * 900)},
+        {"query": json.loads("[" * 16 + '"arroz"' + "]" * 16)},  # 17 deep
+    ],
+    ids=["past the parser", "text", "parsed by an SDK", "just past the limit"],
+)
+def test_arguments_nested_too_deep_are_invalid_and_logged(world, arguments):
+    """Arguments as deep as a JSON parser goes (a model can be talked into
+    anything) ran the parser, or the schema's messages, out of recursion: the
+    call raised and had no answer."""
+    before = domain_counts()
+
+    result = world.call("search_foods", arguments)
+
+    assert result.status == "invalid_arguments"
+    assert result.payload["errors"] == [
+        "The arguments nest objects and lists more than 16 deep."
+    ]
+    assert domain_counts() == before
+    assert ToolCallLog.objects.get().status == "invalid_arguments"
+
+
+def test_arguments_nested_to_the_limit_are_judged_by_the_schema(world):
+    arguments = {"query": json.loads("[" * 15 + '"arroz"' + "]" * 15)}  # 16 deep
+
+    result = world.call("search_foods", arguments)
+
+    assert result.status == "invalid_arguments"
+    assert "is not of type 'string'" in result.payload["errors"][0]
 
 
 def test_a_tool_name_no_database_can_hold_is_unknown_and_logged(world):
