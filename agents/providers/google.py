@@ -11,6 +11,7 @@ counts only when its candidate finishes with ``STOP``.
 from __future__ import annotations
 
 import base64
+import secrets
 from collections.abc import AsyncGenerator, Mapping
 from contextlib import aclosing
 from typing import Any, cast
@@ -241,8 +242,10 @@ def _rebuilt_step(step: AssistantStep) -> types.Content:
 
 
 def _step_done(text: str, parts: list[types.Part]) -> StepDone:
-    """The finished step: its calls (a missing id becomes ``name-index``) and the
-    model's content as a JSON-able dict that validates back into a ``Content``."""
+    """The finished step: its calls (a missing id is made up: the tool's name and
+    a random part, unique in the conversation, since another provider may be
+    sent this step with its results and pairs them by id) and the model's content
+    as a JSON-able dict that validates back into a ``Content``."""
     calls: list[ToolCall] = []
     for part in parts:
         call = part.function_call
@@ -251,7 +254,7 @@ def _step_done(text: str, parts: list[types.Part]) -> StepDone:
         name = call.name or ""
         calls.append(
             ToolCall(
-                id=call.id or f"{name}-{len(calls)}",
+                id=call.id or f"{name}-{secrets.token_hex(6)}",
                 name=name,
                 arguments=dict(call.args or {}),
             )

@@ -9,17 +9,21 @@ import dataclasses
 import json
 
 import pytest
+from asgiref.sync import async_to_sync
 
+from agents.conversations import conversation_start
 from agents.providers.base import (
     AssistantStep,
     ToolResults,
     UserText,
 )
+from agents.turn import turn_run
 from tests.agents.provider_kit import (
     PAYLOAD,
     PROVIDERS,
     TOOLS,
     last_body,
+    make_provider,
     open_provider,
     request_with,
     run_step,
@@ -181,3 +185,50 @@ async def test_history_items_and_tools_are_encoded_once_and_sent_as_afresh(
     *_, reused, from_scratch = fake.requests[provider_name]
     assert reused.body == from_scratch.body
     assert reused.body["stream"] is streaming
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("second_name", ["openai", "anthropic"])
+def test_switching_from_google_keeps_each_call_its_own_id(
+    fake: FakeLLM, agent, monkeypatch, second_name: str
+) -> None:
+    """Gemini's calls without ids, the same tool first in two steps of a turn:
+    after the agent's provider is switched, the next provider is sent each call
+    and its result under an id of their own (two calls had shared one)."""
+    current = {"name": "google"}
+    monkeypatch.setattr(
+        "agents.turn.provider_for",
+        lambda agent, conversation: make_provider(current["name"], fake.base_url),
+    )
+    fake.script(
+        "google",
+        [
+            Step(tool_calls=[("", "search_foods", {"query": "arroz"})]),
+            Step(tool_calls=[("", "search_foods", {"query": "pan"})]),
+            Step(text="Listo."),
+        ],
+    )
+    conversation = conversation_start(agent=agent, member=None)
+    async_to_sync(turn_run)(conversation, "¿arroz o pan?")
+
+    current["name"] = second_name
+    fake.script(second_name, [Step(text="De nada.")])
+    added = async_to_sync(turn_run)(conversation, "gracias")
+
+    assert added[-1].text == "De nada."
+    body = last_body(fake, second_name)
+    if second_name == "anthropic":
+        blocks = [b for m in body["messages"] for b in m["content"] if "type" in b]
+        calls = [b["id"] for b in blocks if b["type"] == "tool_use"]
+        results = [b["tool_use_id"] for b in blocks if b["type"] == "tool_result"]
+    else:
+        calls = [
+            i["call_id"] for i in body["input"] if i.get("type") == "function_call"
+        ]
+        results = [
+            i["call_id"]
+            for i in body["input"]
+            if i.get("type") == "function_call_output"
+        ]
+    assert len(set(calls)) == 2
+    assert results == calls

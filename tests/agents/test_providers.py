@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import gc
 import json
+import re
 import sys
 from typing import Any
 
@@ -346,16 +347,30 @@ async def test_malformed_arguments_reach_the_tool_call_unchanged(
 
 
 @pytest.mark.anyio
-async def test_google_call_without_id_gets_name_and_index(fake: FakeLLM) -> None:
+async def test_google_calls_without_ids_get_ids_of_their_own(fake: FakeLLM) -> None:
+    """Made up from the step's count, the same tool first in two steps had the
+    same id: a step and its results rebuilt for another provider (the agent's
+    provider switched) then paired two calls with one id."""
+
     def answer(body: dict[str, Any]) -> Step:
-        return Step(tool_calls=[("", "get_weather", {"city": "Lima"})])
+        return Step(
+            tool_calls=[
+                ("", "get_weather", {"city": "Lima"}),
+                ("", "get_weather", {"city": "Cusco"}),
+            ]
+        )
 
     fake.script("google", answer)
     async with open_provider("google", fake.base_url) as p:
-        _, done = await run_step(p, request_with(UserText("weather?")))
-    assert done.tool_calls == (
-        ToolCall("get_weather-0", "get_weather", {"city": "Lima"}),
-    )
+        _, first = await run_step(p, request_with(UserText("weather?")))
+        _, second = await run_step(p, request_with(UserText("weather?")))
+    ids = [call.id for step in (first, second) for call in step.tool_calls]
+    assert len(set(ids)) == 4
+    assert all(re.fullmatch(r"get_weather-[0-9a-f]{12}", i) for i in ids), ids
+    assert [call.arguments for call in first.tool_calls] == [
+        {"city": "Lima"},
+        {"city": "Cusco"},
+    ]
 
 
 def test_anthropic_tool_input_given_whole_is_passed_as_an_object() -> None:
