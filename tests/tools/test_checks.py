@@ -70,7 +70,12 @@ def test_a_request_that_could_not_be_done_is_refused_not_queued(
     assert rows(world) == before
     log = ToolCallLog.objects.get()
     assert (log.gated, log.status) == (False, status)
-    assert [s["step"] for s in log.steps] == ["offered", "validated", "duplicate", "checked"]
+    assert [s["step"] for s in log.steps] == [
+        "offered",
+        "validated",
+        "duplicate",
+        "checked",
+    ]
     assert log.steps[-1]["error"] == "refused"
 
 
