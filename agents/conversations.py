@@ -7,10 +7,12 @@ import uuid
 from typing import Any
 
 from django.core import signing
+from django.db import connection
 from django.db.models import OuterRef, Q, QuerySet, Subquery
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
+from agents.database import rows_insert_linked
 from agents.models import Agent, Conversation, Message
 from agents.providers.base import AssistantStep, HistoryItem, ToolResults, UserText
 from gymnasia.gyms.models import Member
@@ -81,9 +83,18 @@ def message_add(
     text: str = "",
     content: dict[str, Any] | None = None,
 ) -> Message:
-    return Message.objects.create(
+    """A message of the conversation, stored. On PostgreSQL its key is taken under
+    the conversation's lock, as a turn's rows are (``rows_insert_linked``): the
+    messages of one conversation are committed in the order of their keys, which
+    ``messages_visible(after=…)`` relies on. (SQLite has one writer at a time.)"""
+    message = Message(
         conversation=conversation, role=role, text=text, content=content or {}
     )
+    if connection.vendor == "postgresql":
+        rows_insert_linked([message], serialized_by=str(conversation.pk))
+    else:
+        message.save(force_insert=True)
+    return message
 
 
 def messages_visible(

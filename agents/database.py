@@ -100,9 +100,11 @@ def _settle(
 
 def rows_insert_linked(
     parents: Sequence[Model],
-    children: Sequence[Model],
-    link: str,
-    parent_of: Sequence[Model],
+    children: Sequence[Model] = (),
+    link: str = "",
+    parent_of: Sequence[Model] = (),
+    *,
+    serialized_by: str,
 ) -> None:
     """Insert new ``parents`` (rows of one table, which the database gives their
     keys) and ``children`` (rows of another) in one statement, which PostgreSQL
@@ -110,6 +112,11 @@ def rows_insert_linked(
     set to the key of its row in ``parent_of``, one of ``parents`` or a row
     already stored. The parents get their keys in their order (the order the
     database inserts them in, as Django's own bulk insert takes for granted).
+
+    Before any key is taken, the statement takes the advisory lock of
+    ``serialized_by``, held until its transaction ends: parents inserted under
+    one such key are committed in the order of their keys, so a reader asking
+    for the rows after a key never passes over one committed late.
 
     The statement's text depends on the tables only, so the server prepares it
     once per connection, and its values go as arrays in binary form."""
@@ -119,7 +126,8 @@ def rows_insert_linked(
     )
     # The thread's connection itself, not the proxy that finds it at each use.
     database = connections[connection.alias]
-    params: list[Any] = [_column(parents, f, database) for f in plan.parent_fields]
+    params: list[Any] = [serialized_by]
+    params += [_column(parents, f, database) for f in plan.parent_fields]
     if plan.link_field is not None:
         for child, parent in zip(children, parent_of, strict=True):
             # A new parent's key is filled in by the statement, in place of NULL.
@@ -179,8 +187,13 @@ def _linked_insert(
     key = sql.Identifier(str(parent._meta.pk.column))
     columns = _inserted(parent)
     statement = sql.SQL(
-        "WITH parent AS (INSERT INTO {table} ({columns}) "
-        "SELECT * FROM UNNEST({arrays}) RETURNING {key})"
+        # The lock is taken once, before the join gives the insert its first row
+        # (and with it the first key).
+        "WITH serial AS MATERIALIZED "
+        "(SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))), "
+        "parent AS (INSERT INTO {table} ({columns}) "
+        "SELECT new.* FROM serial CROSS JOIN UNNEST({arrays}) AS new "
+        "RETURNING {key})"
     ).format(
         table=sql.Identifier(parent._meta.db_table),
         columns=_names(columns),

@@ -242,11 +242,17 @@ def _rows_store(rows: list[StepRows], last: Message | None = None) -> None:
     if not messages:
         return
     logs = [log for r in rows for log in r.logs]
-    if not logs and len(messages) == 1:
-        messages[0].save()
-    elif connection.vendor == "postgresql":
+    if connection.vendor == "postgresql":
         steps = [r.step for r in rows for _ in r.logs]
-        rows_insert_linked(messages, logs, "message_key", steps)
+        rows_insert_linked(
+            messages,
+            logs,
+            "message_key",
+            steps,
+            serialized_by=str(messages[0].conversation_id),
+        )
+    elif not logs and len(messages) == 1:
+        messages[0].save()
     else:
         with transaction.atomic(savepoint=False):
             Message.objects.bulk_create(messages)

@@ -407,6 +407,8 @@ def test_on_postgresql_log_rows_point_at_stored_and_new_steps_alike(demo):
     with connection.cursor() as cursor:
         cursor.execute(
             "SELECT count(*) FROM pg_prepared_statements WHERE statement LIKE %s",
-            ['WITH parent AS (INSERT INTO "agents_message"%'],
+            [
+                'WITH serial AS %parent AS (INSERT INTO "agents_message"%tools_toolcalllog%'
+            ],
         )
         assert cursor.fetchone() == (1,)

@@ -1,0 +1,129 @@
+"""Messages of a conversation become visible in the order of their ids: a client
+reading ``?after=<id>`` never passes over a message that is committed late."""
+
+from __future__ import annotations
+
+import threading
+from io import StringIO
+
+import pytest
+from django.core.management import call_command
+from django.db import connection, transaction
+
+from agents.conversations import conversation_start, message_add, messages_visible
+from agents.models import Agent, Message
+
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.postgres]
+
+
+@pytest.fixture
+def conversation():
+    call_command("seed_demo", stdout=StringIO())
+    return conversation_start(agent=Agent.objects.get(), member=None)
+
+
+def visible_texts(conversation, after=None) -> list[str]:
+    return [m.text for m in messages_visible(conversation=conversation, after=after)]
+
+
+def in_thread(work):
+    def run():
+        try:
+            work()
+        finally:
+            connection.close()
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    return thread
+
+
+def test_a_message_is_not_visible_before_an_earlier_one_still_being_written(
+    conversation,
+):
+    """An approval's outcome, written in a transaction, took its id; a turn's
+    message took the next and was committed first: a client that read it and
+    then asked for what came after it never saw the outcome."""
+    inserted, release = threading.Event(), threading.Event()
+
+    def outcome() -> None:
+        with transaction.atomic():
+            message_add(conversation=conversation, role=Message.Role.NOTICE, text="a")
+            inserted.set()
+            release.wait(10)
+
+    def reply() -> None:
+        message_add(conversation=conversation, role=Message.Role.ASSISTANT, text="b")
+
+    first = in_thread(outcome)
+    assert inserted.wait(10)
+    second = in_thread(reply)
+    second.join(0.5)
+
+    # While the earlier message is not committed, the later one is not either.
+    seen_meanwhile = visible_texts(conversation)
+    release.set()
+    first.join(10)
+    second.join(10)
+
+    assert seen_meanwhile == []
+    assert visible_texts(conversation) == ["a", "b"]
+
+
+def test_turn_rows_wait_for_an_earlier_message_of_the_conversation(conversation):
+    """The rows a turn writes in one statement keep the same order."""
+    from agents.turn import _rows_store
+
+    inserted, release = threading.Event(), threading.Event()
+
+    def outcome() -> None:
+        with transaction.atomic():
+            message_add(conversation=conversation, role=Message.Role.NOTICE, text="a")
+            inserted.set()
+            release.wait(10)
+
+    def reply() -> None:
+        _rows_store(
+            [],
+            last=Message(
+                conversation=conversation, role=Message.Role.ASSISTANT, text="b"
+            ),
+        )
+
+    first = in_thread(outcome)
+    assert inserted.wait(10)
+    second = in_thread(reply)
+    second.join(0.5)
+
+    seen_meanwhile = visible_texts(conversation)
+    release.set()
+    first.join(10)
+    second.join(10)
+
+    assert seen_meanwhile == []
+    assert visible_texts(conversation) == ["a", "b"]
+
+
+def test_other_conversations_are_not_held_up(conversation):
+    other = conversation_start(agent=conversation.agent, member=None)
+    inserted, release = threading.Event(), threading.Event()
+
+    def outcome() -> None:
+        with transaction.atomic():
+            message_add(conversation=conversation, role=Message.Role.NOTICE, text="a")
+            inserted.set()
+            release.wait(10)
+
+    first = in_thread(outcome)
+    assert inserted.wait(10)
+    try:
+        second = in_thread(
+            lambda: message_add(
+                conversation=other, role=Message.Role.ASSISTANT, text="b"
+            )
+        )
+        second.join(5)
+        assert visible_texts(other) == ["b"]
+    finally:
+        release.set()
+        first.join(10)
