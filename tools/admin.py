@@ -117,10 +117,12 @@ class IntegrationAdmin(BusinessScopedAdmin):
         super().save_model(request, obj, form, change)
         if data.get("secret_key"):
             integration_credentials_set(integration=obj, secret_key=data["secret_key"])
-            self._check(request, obj)
+            self._check(request, obj, connecting=True)
 
-    def _check(self, request: HttpRequest, integration: Integration) -> None:
-        if integration_health_check(integration=integration):
+    def _check(
+        self, request: HttpRequest, integration: Integration, connecting: bool = False
+    ) -> None:
+        if integration_health_check(integration=integration, connecting=connecting):
             self.message_user(
                 request,
                 gettext("%(integration)s: the connection works.")

@@ -116,12 +116,16 @@ def integration_credentials_set(*, integration: Integration, secret_key: str) ->
     )
 
 
-def integration_health_check(*, integration: Integration) -> bool:
+def integration_health_check(
+    *, integration: Integration, connecting: bool = False
+) -> bool:
     """Check that the integration works now and record the result.
 
     A built-in integration that is switched on is checked by reading the gym's
     database; Stripe by reading the account's balance with the stored key. A failing
-    integration's tools are not offered until a check passes again.
+    integration's tools are not offered until a check passes again. A passing
+    check connects a failing integration, or one being connected (``connecting``:
+    an owner pasting a Stripe key); one the owner disconnected stays so.
     """
     from tools.integrations import stripe_client
     from tools.integrations.errors import IntegrationError
@@ -140,10 +144,7 @@ def integration_health_check(*, integration: Integration) -> bool:
     integration.last_error = error
     if error:
         integration.status = Integration.Status.FAILING
-    elif (
-        integration.kind == Integration.Kind.STRIPE
-        or integration.status == Integration.Status.FAILING
-    ):
+    elif connecting or integration.status == Integration.Status.FAILING:
         integration.status = Integration.Status.CONNECTED
     integration.save(
         update_fields=["last_checked_at", "last_error", "status", "updated_at"]

@@ -14,6 +14,7 @@ from tests.admin_forms import form_data, inline_prefix_for
 from tests.fakes.stripe_server import running_fake_stripe
 from tools.models import AgentToolSetting, Integration
 from tools.registry import published_registry
+from tools.selection import offered_tools
 from tools.services import integration_credentials_set
 
 pytestmark = pytest.mark.django_db
@@ -170,6 +171,32 @@ def test_test_connection_action_records_the_health_check(demo, settings):
         )
     stripe.refresh_from_db()
     assert (stripe.status, stripe.last_error) == ("connected", "")
+
+
+def test_test_connection_leaves_a_stripe_account_the_owner_disconnected_so(
+    demo, settings
+):
+    """R3's first filter is the owner's: a passing check had connected it again,
+    and its tools were offered."""
+    key = "sk_test_" + secrets.token_hex(12)
+    with running_fake_stripe(key) as fake:
+        stripe = Integration.objects.get(kind="stripe")
+        stripe.config = {"base_url": fake.base_url, "timeout_seconds": 2}
+        stripe.save()
+        integration_credentials_set(integration=stripe, secret_key=key)
+        assert stripe.status == "disconnected"
+
+        demo.post(
+            "/admin/tools/integration/",
+            {"action": "test_connection", "_selected_action": [stripe.pk]},
+        )
+
+    stripe.refresh_from_db()
+    assert (stripe.status, stripe.last_error) == ("disconnected", "")
+    assert stripe.last_checked_at is not None
+    agent = Agent.objects.get()
+    member = agent.business.members.first()
+    assert "refund_payment" not in offered_tools(agent, member).offered
 
 
 @pytest.mark.parametrize(
