@@ -215,8 +215,15 @@ def _demo_user(username: str, role: str, business: Business) -> tuple[str, str]:
     user, created = user_model.objects.get_or_create(
         username=username, defaults={"is_staff": True, "is_active": True}
     )
-    if created or not user.check_password(password) or not user.is_staff:
-        user.is_staff = True
+    # The login printed must work: a demo account deactivated or changed since
+    # is made one again.
+    if (
+        created
+        or not user.check_password(password)
+        or not user.is_staff
+        or not user.is_active
+    ):
+        user.is_staff = user.is_active = True
         user.set_password(password)
         user.save()
     staff_role_grant(business=business, user=user, role=role)

@@ -7,6 +7,7 @@ from decimal import Decimal
 from io import StringIO
 
 import pytest
+from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.utils import timezone
 
@@ -103,3 +104,18 @@ def test_seed_demo_owner_signs_in_to_admin_and_sees_the_catalog(client):
     page = client.get("/admin/nutrition/food/", {"q": "arroz"})
     assert page.status_code == 200
     assert "Arroz blanco (cocido)" in page.content.decode()
+
+
+def test_seed_demo_logins_work_again_after_their_accounts_were_deactivated(client):
+    """The printed logins did not work: a deactivated demo account stayed so."""
+    seed()
+    get_user_model().objects.filter(username__startswith="demo-").update(
+        is_active=False
+    )
+
+    lines = seed().splitlines()[:2]
+
+    for line in lines:
+        _, username, password = line.split(" ")
+        assert client.login(username=username, password=password), line
+        client.logout()
