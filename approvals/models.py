@@ -68,6 +68,11 @@ class PendingAction(models.Model):
     )
     requested_at = models.DateTimeField(_("requested at"), default=timezone.now)
     expires_at = models.DateTimeField(_("expires at"), null=True, blank=True)
+    #: The owner's "never more than" for the tool when it was asked: a correction
+    #: by staff is bounded by it as the member's request was.
+    max_amount = models.DecimalField(
+        _("never more than"), max_digits=12, decimal_places=2, null=True, blank=True
+    )
     decided_by = models.ForeignKey(
         settings.AUTH_USER_MODEL,
         on_delete=models.SET_NULL,

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import datetime
 import uuid
+from decimal import Decimal
 from functools import partial
 from typing import Any
 
@@ -28,7 +29,7 @@ from gymnasia.errors import Conflict, InvalidValue, NotFound
 from gymnasia.gyms.models import StaffRole
 from gymnasia.text import text_checked_storable
 from tools.canonical import action_key, canonical_arguments
-from tools.dispatcher import parse_arguments
+from tools.dispatcher import over_the_limit, parse_arguments
 from tools.execution import (
     MAX_ATTEMPTS,
     CallContext,
@@ -60,6 +61,7 @@ def pending_action_create(
     log: ToolCallLog,
     arguments: dict[str, Any],
     valid_for: datetime.timedelta | None = None,
+    max_amount: Decimal | None = None,
 ) -> str:
     """Queue a gated call for staff approval (the dispatcher's approvals queue)."""
     now = timezone.now()
@@ -74,6 +76,7 @@ def pending_action_create(
             tool_call=log,
             requested_at=now,
             expires_at=now + (valid_for or DEFAULT_VALIDITY),
+            max_amount=max_amount,
         )
         _event(action.pk, "requested", arguments=arguments)
     return str(action.pk)
@@ -84,8 +87,12 @@ def pending_action_for_staff(
 ) -> PendingAction:
     """The action, if the user works at its business; otherwise not found, exactly
     as if it did not exist."""
+    try:
+        key = uuid.UUID(str(action_id))
+    except ValueError:  # an id no action can have (a crafted form)
+        raise NotFound(_("No such pending action.")) from None
     roles = StaffRole.objects.filter(user_id=user.pk).values("business_id")
-    action = PendingAction.objects.filter(pk=action_id, business_id__in=roles).first()
+    action = PendingAction.objects.filter(pk=key, business_id__in=roles).first()
     if action is None:
         raise NotFound(_("No such pending action."))
     return action
@@ -141,16 +148,22 @@ def _decide(
                     lambda: execute_approved_action.delay(str(action.pk)), robust=True
                 )
     if not changed:
-        pending_actions_expire(now=now)
-        action.refresh_from_db()
-        raise Conflict(
-            _("This request was already decided: %(status)s.")
-            % {"status": action.get_status_display()}
-        )
+        raise _already_decided(action, now)
     action.refresh_from_db()
     if to == Status.REJECTED:
         _tell_member(action, Status.REJECTED)
     return action
+
+
+def _already_decided(action: PendingAction, now: datetime.datetime) -> Conflict:
+    """The refusal of a decision on a request no longer pending, saying what it
+    became; one whose time is up is expired first (the member is told)."""
+    pending_actions_expire(now=now)
+    action.refresh_from_db()
+    return Conflict(
+        _("This request was already decided: %(status)s.")
+        % {"status": action.get_status_display()}
+    )
 
 
 def pending_action_approve(
@@ -186,6 +199,11 @@ def pending_action_correct(
         raise InvalidValue("; ".join(errors))
     if canonical_arguments(corrected) == canonical_arguments(action.arguments):
         raise InvalidValue(_("The corrected request is the same as the original."))
+    if over_the_limit(tool, corrected, action.max_amount) is not None:
+        raise InvalidValue(
+            _("The amount is above this gym's limit of %(limit)s.")
+            % {"limit": action.max_amount}
+        )
     try:
         write_checked(
             tool,
@@ -208,14 +226,38 @@ def pending_action_correct(
         if action.arguments.get(key) != corrected.get(key)
     }
     now = timezone.now()
+    try:
+        new = _superseded(action, user, corrected, difference, now)
+    except _NotPending:
+        raise _already_decided(action, now) from None
+    action.refresh_from_db()
+    _tell_member(action, Status.SUPERSEDED, changes=difference)
+    return new
+
+
+class _NotPending(Exception):
+    """The request is no longer pending (decided, or its time is up)."""
+
+
+def _superseded(
+    action: PendingAction,
+    user: AbstractBaseUser,
+    corrected: dict[str, Any],
+    difference: dict[str, Any],
+    now: datetime.datetime,
+) -> PendingAction:
+    """The correction's new request, the original superseded by it, in one
+    transaction; like a decision, once, and not once the request's time is up."""
     with transaction.atomic():
-        if not PendingAction.objects.filter(pk=action.pk, status=Status.PENDING).update(
+        if not PendingAction.objects.filter(
+            pk=action.pk, status=Status.PENDING, expires_at__gt=now
+        ).update(
             status=Status.SUPERSEDED,
             decided_by=user,
             decided_at=now,
             decision_reason="corrected",
         ):
-            raise Conflict(_("This request was already decided."))
+            raise _NotPending
         original = action.tool_call
         log = ToolCallLog.objects.create(
             business_id=action.business_id,
@@ -249,6 +291,7 @@ def pending_action_correct(
             tool_call=log,
             requested_at=now,
             expires_at=action.expires_at,
+            max_amount=action.max_amount,
         )
         _event(
             action.pk,
@@ -264,8 +307,6 @@ def pending_action_correct(
             corrects=str(action.pk),
             difference=difference,
         )
-    action.refresh_from_db()
-    _tell_member(action, Status.SUPERSEDED, changes=difference)
     return new
 
 
@@ -305,6 +346,8 @@ def _claim(action_id: Any) -> PendingAction | None:
             business=action.business,
             member=action.member,
             conversation_key=action.conversation_key,
+            # The turn that asked: a case handed to staff shows it.
+            message_key=original.message_key,
             provider_call_id=original.provider_call_id,
             tool_name=action.tool_name,
             effect="write",

@@ -105,15 +105,11 @@ def dispatch_tool_call(call: ToolCall, context: CallContext) -> ToolResult:
         )
     log.arguments = arguments
     amount = _amount(tool, arguments)
-    if (
-        amount is not None
-        and policy.max_amount is not None
-        and amount > policy.max_amount
-    ):
+    limit = over_the_limit(tool, arguments, policy.max_amount)
+    if limit is not None:
         trace.step("limit", amount=str(amount), max_amount=str(policy.max_amount))
-        errors = [f"The amount is above this gym's limit of {policy.max_amount}."]
         return finish_call(
-            context, log, trace, call, INVALID_ARGUMENTS, {"errors": errors}, tool=tool
+            context, log, trace, call, INVALID_ARGUMENTS, {"errors": [limit]}, tool=tool
         )
 
     if not tool.is_write:
@@ -154,7 +150,10 @@ def dispatch_tool_call(call: ToolCall, context: CallContext) -> ToolResult:
     if gated:
         log.gated = True
         pending_id = approval_queue()(
-            log=log, arguments=arguments, valid_for=policy.approval_valid_for
+            log=log,
+            arguments=arguments,
+            valid_for=policy.approval_valid_for,
+            max_amount=policy.max_amount,
         )
         trace.step("gated", pending_action=pending_id)
         payload = {
@@ -206,6 +205,16 @@ def parse_arguments(
         if schema.get("type") == "integer" and name in value:
             value[name] = int(value[name])
     return value, []
+
+
+def over_the_limit(
+    tool: Tool, arguments: dict[str, Any], max_amount: Decimal | None
+) -> str | None:
+    """Why the arguments' amount is refused by the owner's maximum, or None."""
+    amount = _amount(tool, arguments)
+    if amount is None or max_amount is None or amount <= max_amount:
+        return None
+    return f"The amount is above this gym's limit of {max_amount}."
 
 
 def _amount(tool: Tool, arguments: dict[str, Any]) -> Decimal | None:

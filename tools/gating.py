@@ -6,6 +6,7 @@ registers its implementation at start-up, so ``tools`` never imports
 from __future__ import annotations
 
 import datetime
+from decimal import Decimal
 from typing import Any, Protocol, TypeVar
 
 from tools.models import ToolCallLog
@@ -18,8 +19,10 @@ class ApprovalQueue(Protocol):
         log: ToolCallLog,
         arguments: dict[str, Any],
         valid_for: datetime.timedelta | None = None,
+        max_amount: Decimal | None = None,
     ) -> str:
-        """Queue the call for staff approval and return the pending action's id."""
+        """Queue the call for staff approval and return the pending action's id
+        (``max_amount``: the owner's maximum, which bounds a correction too)."""
         ...
 
 
