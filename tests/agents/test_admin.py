@@ -147,49 +147,54 @@ def test_staff_read_agents_but_cannot_change_them(client):
     assert client.get("/admin/tools/integration/").status_code == 403
 
 
-def test_test_connection_action_records_the_health_check(demo, settings):
-    settings.LANGUAGE_CODE = "en"
+@pytest.fixture
+def stripe_with_a_key(demo):
+    """The demo gym's Stripe integration (not connected) with a key stored, and
+    the fake Stripe it points at."""
     key = "sk_test_" + secrets.token_hex(12)
     with running_fake_stripe(key) as fake:
         stripe = Integration.objects.get(kind="stripe")
         stripe.config = {"base_url": fake.base_url, "timeout_seconds": 2}
         stripe.save()
         integration_credentials_set(integration=stripe, secret_key=key)
-        fake.fail_health = True
-        response = demo.post(
-            "/admin/tools/integration/",
-            {"action": "test_connection", "_selected_action": [stripe.pk]},
-            follow=True,
-        )
-        assert "the connection failed" in response.content.decode()
-        stripe.refresh_from_db()
-        assert stripe.status == "failing" and stripe.last_checked_at is not None
-        fake.fail_health = False
-        demo.post(
-            "/admin/tools/integration/",
-            {"action": "test_connection", "_selected_action": [stripe.pk]},
-        )
+        yield stripe, fake
+
+
+def test_test_connection_action_records_the_health_check(
+    demo, stripe_with_a_key, settings
+):
+    settings.LANGUAGE_CODE = "en"
+    stripe, fake = stripe_with_a_key
+    fake.fail_health = True
+    response = demo.post(
+        "/admin/tools/integration/",
+        {"action": "test_connection", "_selected_action": [stripe.pk]},
+        follow=True,
+    )
+    assert "the connection failed" in response.content.decode()
+    stripe.refresh_from_db()
+    assert stripe.status == "failing" and stripe.last_checked_at is not None
+    fake.fail_health = False
+    demo.post(
+        "/admin/tools/integration/",
+        {"action": "test_connection", "_selected_action": [stripe.pk]},
+    )
     stripe.refresh_from_db()
     assert (stripe.status, stripe.last_error) == ("connected", "")
 
 
 def test_test_connection_leaves_a_stripe_account_the_owner_disconnected_so(
-    demo, settings
+    demo, stripe_with_a_key
 ):
     """R3's first filter is the owner's: a passing check had connected it again,
     and its tools were offered."""
-    key = "sk_test_" + secrets.token_hex(12)
-    with running_fake_stripe(key) as fake:
-        stripe = Integration.objects.get(kind="stripe")
-        stripe.config = {"base_url": fake.base_url, "timeout_seconds": 2}
-        stripe.save()
-        integration_credentials_set(integration=stripe, secret_key=key)
-        assert stripe.status == "disconnected"
+    stripe, _ = stripe_with_a_key
+    assert stripe.status == "disconnected"
 
-        demo.post(
-            "/admin/tools/integration/",
-            {"action": "test_connection", "_selected_action": [stripe.pk]},
-        )
+    demo.post(
+        "/admin/tools/integration/",
+        {"action": "test_connection", "_selected_action": [stripe.pk]},
+    )
 
     stripe.refresh_from_db()
     assert (stripe.status, stripe.last_error) == ("disconnected", "")

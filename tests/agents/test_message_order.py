@@ -38,8 +38,23 @@ def in_thread(work):
     return thread
 
 
+def add_reply(conversation) -> None:
+    message_add(conversation=conversation, role=Message.Role.ASSISTANT, text="b")
+
+
+def store_reply(conversation) -> None:
+    """As a turn stores its rows: one statement."""
+    from agents.turn import _rows_store
+
+    _rows_store(
+        [],
+        last=Message(conversation=conversation, role=Message.Role.ASSISTANT, text="b"),
+    )
+
+
+@pytest.mark.parametrize("write", [add_reply, store_reply], ids=["alone", "turn rows"])
 def test_a_message_is_not_visible_before_an_earlier_one_still_being_written(
-    conversation,
+    conversation, write
 ):
     """An approval's outcome, written in a transaction, took its id; a turn's
     message took the next and was committed first: a client that read it and
@@ -52,49 +67,12 @@ def test_a_message_is_not_visible_before_an_earlier_one_still_being_written(
             inserted.set()
             release.wait(10)
 
-    def reply() -> None:
-        message_add(conversation=conversation, role=Message.Role.ASSISTANT, text="b")
-
     first = in_thread(outcome)
     assert inserted.wait(10)
-    second = in_thread(reply)
+    second = in_thread(lambda: write(conversation))
     second.join(0.5)
 
     # While the earlier message is not committed, the later one is not either.
-    seen_meanwhile = visible_texts(conversation)
-    release.set()
-    first.join(10)
-    second.join(10)
-
-    assert seen_meanwhile == []
-    assert visible_texts(conversation) == ["a", "b"]
-
-
-def test_turn_rows_wait_for_an_earlier_message_of_the_conversation(conversation):
-    """The rows a turn writes in one statement keep the same order."""
-    from agents.turn import _rows_store
-
-    inserted, release = threading.Event(), threading.Event()
-
-    def outcome() -> None:
-        with transaction.atomic():
-            message_add(conversation=conversation, role=Message.Role.NOTICE, text="a")
-            inserted.set()
-            release.wait(10)
-
-    def reply() -> None:
-        _rows_store(
-            [],
-            last=Message(
-                conversation=conversation, role=Message.Role.ASSISTANT, text="b"
-            ),
-        )
-
-    first = in_thread(outcome)
-    assert inserted.wait(10)
-    second = in_thread(reply)
-    second.join(0.5)
-
     seen_meanwhile = visible_texts(conversation)
     release.set()
     first.join(10)
