@@ -4,6 +4,7 @@ reading ``?after=<id>`` never passes over a message that is committed late."""
 from __future__ import annotations
 
 import threading
+from contextlib import contextmanager
 from io import StringIO
 
 import pytest
@@ -38,6 +39,27 @@ def in_thread(work):
     return thread
 
 
+@contextmanager
+def an_earlier_message_being_written(conversation):
+    """A message inserted (its id taken) in a transaction that stays open until
+    the block ends, as an approval's outcome is written."""
+    inserted, release = threading.Event(), threading.Event()
+
+    def outcome() -> None:
+        with transaction.atomic():
+            message_add(conversation=conversation, role=Message.Role.NOTICE, text="a")
+            inserted.set()
+            release.wait(10)
+
+    writer = in_thread(outcome)
+    assert inserted.wait(10)
+    try:
+        yield
+    finally:
+        release.set()
+        writer.join(10)
+
+
 def add_reply(conversation) -> None:
     message_add(conversation=conversation, role=Message.Role.ASSISTANT, text="b")
 
@@ -59,24 +81,12 @@ def test_a_message_is_not_visible_before_an_earlier_one_still_being_written(
     """An approval's outcome, written in a transaction, took its id; a turn's
     message took the next and was committed first: a client that read it and
     then asked for what came after it never saw the outcome."""
-    inserted, release = threading.Event(), threading.Event()
-
-    def outcome() -> None:
-        with transaction.atomic():
-            message_add(conversation=conversation, role=Message.Role.NOTICE, text="a")
-            inserted.set()
-            release.wait(10)
-
-    first = in_thread(outcome)
-    assert inserted.wait(10)
-    second = in_thread(lambda: write(conversation))
-    second.join(0.5)
-
-    # While the earlier message is not committed, the later one is not either.
-    seen_meanwhile = visible_texts(conversation)
-    release.set()
-    first.join(10)
-    second.join(10)
+    with an_earlier_message_being_written(conversation):
+        later = in_thread(lambda: write(conversation))
+        later.join(0.5)
+        # While the earlier message is not committed, the later one is not either.
+        seen_meanwhile = visible_texts(conversation)
+    later.join(10)
 
     assert seen_meanwhile == []
     assert visible_texts(conversation) == ["a", "b"]
@@ -84,24 +94,10 @@ def test_a_message_is_not_visible_before_an_earlier_one_still_being_written(
 
 def test_other_conversations_are_not_held_up(conversation):
     other = conversation_start(agent=conversation.agent, member=None)
-    inserted, release = threading.Event(), threading.Event()
 
-    def outcome() -> None:
-        with transaction.atomic():
-            message_add(conversation=conversation, role=Message.Role.NOTICE, text="a")
-            inserted.set()
-            release.wait(10)
+    with an_earlier_message_being_written(conversation):
+        later = in_thread(lambda: add_reply(other))
+        later.join(5)
+        seen_meanwhile = visible_texts(other)
 
-    first = in_thread(outcome)
-    assert inserted.wait(10)
-    try:
-        second = in_thread(
-            lambda: message_add(
-                conversation=other, role=Message.Role.ASSISTANT, text="b"
-            )
-        )
-        second.join(5)
-        assert visible_texts(other) == ["b"]
-    finally:
-        release.set()
-        first.join(10)
+    assert seen_meanwhile == ["b"]
