@@ -70,22 +70,22 @@ def _bucket(key: str) -> str:
     return f"rate:{key}:{int(time.time() // 60)}"
 
 
-def _allowed(key: str, limit: int) -> bool:
-    """Counts one more in a fixed one-minute window of the shared cache: whether
-    it is within ``limit``."""
+def _count(key: str) -> int:
+    """One more in the fixed one-minute window of ``key`` in the shared cache:
+    the window's count with it."""
     bucket = _bucket(key)
     if cache.add(bucket, 1, timeout=70):
-        return True
+        return 1
     try:
-        return cache.incr(bucket) <= limit
+        return int(cache.incr(bucket))
     except ValueError:  # the bucket expired between add and incr: a new window
         cache.add(bucket, 1, timeout=70)
-        return True
+        return 1
 
 
-def _counted(key: str) -> None:
-    """One more in the window's count of ``key``."""
-    _allowed(key, 0)
+def _allowed(key: str, limit: int) -> bool:
+    """Counts one more for ``key``: whether it is within ``limit``."""
+    return _count(key) <= limit
 
 
 def _starting_allowed(address: str) -> bool:
@@ -151,6 +151,15 @@ def _start(
     return 201, answer, agent, conversation.language
 
 
+def _start_counted(
+    address: str, agent_key: Any, identity_token: Any
+) -> tuple[int, dict[str, Any], Agent | None, str]:
+    """``_start``, counted for the address as started or refused."""
+    answer = _start(agent_key, identity_token)
+    _count(f"{'start' if answer[0] == 201 else 'start-refused'}:{address}")
+    return answer
+
+
 def _origin_listed(origin: str) -> bool:
     """Whether any agent lists this origin (for answers that name no agent)."""
     normalized = origin_normalized(origin)
@@ -206,13 +215,11 @@ async def conversations(request: HttpRequest) -> HttpResponseBase:
         return await _cors(request, error(429, "rate_limited", detail))
     body = _body(request)
     if isinstance(body, JsonResponse):
-        await db_call(_counted, f"start-refused:{address}")
+        await db_call(_count, f"start-refused:{address}")
         return await _cors(request, body)
     status, answer, agent, language = await db_call(
-        _start, body.get("agent"), body.get("identity_token")
+        _start_counted, address, body.get("agent"), body.get("identity_token")
     )
-    started = status == 201
-    await db_call(_counted, f"{'start' if started else 'start-refused'}:{address}")
     response = JsonResponse(answer, status=status)
     if language:
         # The language the assistant will answer in (the member's, else the
