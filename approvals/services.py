@@ -29,7 +29,7 @@ from gymnasia.errors import Conflict, InvalidValue, NotFound
 from gymnasia.gyms.models import StaffRole
 from gymnasia.text import text_checked_storable
 from tools.canonical import action_key, canonical_arguments
-from tools.dispatcher import over_the_limit, parse_arguments
+from tools.dispatcher import amount_of, over_the_limit, parse_arguments
 from tools.execution import (
     MAX_ATTEMPTS,
     CallContext,
@@ -199,7 +199,7 @@ def pending_action_correct(
         raise InvalidValue("; ".join(errors))
     if canonical_arguments(corrected) == canonical_arguments(action.arguments):
         raise InvalidValue(_("The corrected request is the same as the original."))
-    if over_the_limit(tool, corrected, action.max_amount) is not None:
+    if over_the_limit(amount_of(tool, corrected), action.max_amount):
         raise InvalidValue(
             _("The amount is above this gym's limit of %(limit)s.")
             % {"limit": action.max_amount}
@@ -226,17 +226,12 @@ def pending_action_correct(
         if action.arguments.get(key) != corrected.get(key)
     }
     now = timezone.now()
-    try:
-        new = _superseded(action, user, corrected, difference, now)
-    except _NotPending:
-        raise _already_decided(action, now) from None
+    new = _superseded(action, user, corrected, difference, now)
+    if new is None:
+        raise _already_decided(action, now)
     action.refresh_from_db()
     _tell_member(action, Status.SUPERSEDED, changes=difference)
     return new
-
-
-class _NotPending(Exception):
-    """The request is no longer pending (decided, or its time is up)."""
 
 
 def _superseded(
@@ -245,9 +240,10 @@ def _superseded(
     corrected: dict[str, Any],
     difference: dict[str, Any],
     now: datetime.datetime,
-) -> PendingAction:
+) -> PendingAction | None:
     """The correction's new request, the original superseded by it, in one
-    transaction; like a decision, once, and not once the request's time is up."""
+    transaction; like a decision, once, and not once the request's time is up
+    (None: the original is no longer pending)."""
     with transaction.atomic():
         if not PendingAction.objects.filter(
             pk=action.pk, status=Status.PENDING, expires_at__gt=now
@@ -257,7 +253,7 @@ def _superseded(
             decided_at=now,
             decision_reason="corrected",
         ):
-            raise _NotPending
+            return None
         original = action.tool_call
         log = ToolCallLog.objects.create(
             business_id=action.business_id,

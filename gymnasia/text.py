@@ -43,17 +43,24 @@ def storable(value: Any) -> bool:
     while waiting:
         item = waiting.pop()
         if isinstance(item, str):
-            if "\x00" in item:
-                return False
-            try:
-                item.encode("utf-8")
-            except UnicodeEncodeError:
+            if not text_storable(item):
                 return False
         elif isinstance(item, dict):
             waiting.extend(item.keys())
             waiting.extend(item.values())
         elif isinstance(item, list):
             waiting.extend(item)
+    return True
+
+
+def text_storable(text: str) -> bool:
+    """Whether a string can be stored: no NUL character, no lone surrogate."""
+    if "\x00" in text:
+        return False
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
     return True
 
 

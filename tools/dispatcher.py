@@ -35,7 +35,7 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from gymnasia.text import storable, storable_text
+from gymnasia.text import storable_text, text_storable
 from tools.canonical import action_key
 from tools.execution import (
     CallContext,
@@ -65,6 +65,7 @@ MAX_RAW_ARGUMENTS = 20_000
 #: Objects and lists within each other in a call's arguments, at the most.
 MAX_DEPTH = 16
 TOO_DEEP = f"The arguments nest objects and lists more than {MAX_DEPTH} deep."
+UNSTORABLE = "Text in the arguments cannot hold NUL characters or lone surrogates."
 #: Earlier calls that block a repeat: something may have happened (R7).
 BLOCKING_STATUSES = (OK, PENDING_APPROVAL, UNKNOWN_OUTCOME, ToolCallLog.EXECUTING)
 
@@ -104,12 +105,12 @@ def dispatch_tool_call(call: ToolCall, context: CallContext) -> ToolResult:
             context, log, trace, call, INVALID_ARGUMENTS, {"errors": errors}, tool=tool
         )
     log.arguments = arguments
-    amount = _amount(tool, arguments)
-    limit = over_the_limit(tool, arguments, policy.max_amount)
-    if limit is not None:
+    amount = amount_of(tool, arguments)
+    if over_the_limit(amount, policy.max_amount):
         trace.step("limit", amount=str(amount), max_amount=str(policy.max_amount))
+        errors = [f"The amount is above this gym's limit of {policy.max_amount}."]
         return finish_call(
-            context, log, trace, call, INVALID_ARGUMENTS, {"errors": [limit]}, tool=tool
+            context, log, trace, call, INVALID_ARGUMENTS, {"errors": errors}, tool=tool
         )
 
     if not tool.is_write:
@@ -185,13 +186,9 @@ def parse_arguments(
         value = dict(raw)
     if not isinstance(value, dict):
         return None, ["The arguments must be a JSON object."]
-    shape = _shape_refused(value)
-    if shape is not None:
-        return None, [shape]
-    if not storable(value):
-        return None, [
-            "Text in the arguments cannot hold NUL characters or lone surrogates."
-        ]
+    refusal = _refused_before_the_schema(value)
+    if refusal is not None:
+        return None, [refusal]
     errors = sorted(
         tool.validator.iter_errors(value), key=lambda e: [str(p) for p in e.path]
     )
@@ -207,36 +204,41 @@ def parse_arguments(
     return value, []
 
 
-def over_the_limit(
-    tool: Tool, arguments: dict[str, Any], max_amount: Decimal | None
-) -> str | None:
-    """Why the arguments' amount is refused by the owner's maximum, or None."""
-    amount = _amount(tool, arguments)
-    if amount is None or max_amount is None or amount <= max_amount:
-        return None
-    return f"The amount is above this gym's limit of {max_amount}."
+def over_the_limit(amount: Decimal | None, max_amount: Decimal | None) -> bool:
+    """Whether an amount is above the owner's maximum (when both are given)."""
+    return amount is not None and max_amount is not None and amount > max_amount
 
 
-def _amount(tool: Tool, arguments: dict[str, Any]) -> Decimal | None:
+def amount_of(tool: Tool, arguments: dict[str, Any]) -> Decimal | None:
+    """The amount of a tool's arguments (a refund's), or None for a tool without."""
     name = tool.declaration.amount_argument
     return Decimal(str(arguments[name])) if name and name in arguments else None
 
 
-def _shape_refused(value: dict[str, Any]) -> str | None:
+def _refused_before_the_schema(value: dict[str, Any]) -> str | None:
     """Why arguments no tool takes are refused before the schema sees them, or
-    None. Deep nesting: the schema's messages and the log's JSON recurse into it.
-    Numbers that are not finite: an SDK that hands arguments over parsed can give
-    NaN or an infinity, which every bound of a schema lets through."""
+    None; one walk, without recursion. Text no database column holds (NUL, lone
+    surrogates: JSON can spell both). Numbers that are not finite: an SDK that
+    hands arguments over parsed can give NaN or an infinity, which every bound of
+    a schema lets through. Deep nesting: the schema's messages and the log's JSON
+    recurse into it."""
     waiting: list[tuple[Any, int]] = [(value, 1)]
     while waiting:
         item, depth = waiting.pop()
-        if isinstance(item, float) and not math.isfinite(item):
-            return "Numbers in the arguments must be finite."
-        if isinstance(item, dict | list):
+        if isinstance(item, str):
+            if not text_storable(item):
+                return UNSTORABLE
+        elif isinstance(item, float):
+            if not math.isfinite(item):
+                return "Numbers in the arguments must be finite."
+        elif isinstance(item, dict | list):
             if depth > MAX_DEPTH:
                 return TOO_DEEP
-            items = item.values() if isinstance(item, dict) else item
-            waiting.extend((inner, depth + 1) for inner in items)
+            if isinstance(item, dict):
+                waiting.extend((key, depth) for key in item)
+                waiting.extend((inner, depth + 1) for inner in item.values())
+            else:
+                waiting.extend((inner, depth + 1) for inner in item)
     return None
 
 
