@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import datetime
 import uuid
+from collections.abc import Sequence
 from typing import Any
 
 from django.core import signing
-from django.db import connection
+from django.db import connection, transaction
 from django.db.models import OuterRef, Q, QuerySet, Subquery
 from django.db.models.functions import Coalesce
 from django.utils import timezone
@@ -83,18 +84,43 @@ def message_add(
     text: str = "",
     content: dict[str, Any] | None = None,
 ) -> Message:
-    """A message of the conversation, stored. On PostgreSQL its key is taken under
-    the conversation's lock, as a turn's rows are (``rows_insert_linked``): the
-    messages of one conversation are committed in the order of their keys, which
-    ``messages_visible(after=…)`` relies on. (SQLite has one writer at a time.)"""
+    """A message of the conversation, stored (``messages_insert``)."""
     message = Message(
         conversation=conversation, role=role, text=text, content=content or {}
     )
-    if connection.vendor == "postgresql":
-        rows_insert_linked([message], serialized_by=str(conversation.pk))
-    else:
-        message.save(force_insert=True)
+    messages_insert([message])
     return message
+
+
+def messages_insert(
+    messages: Sequence[Message],
+    logs: Sequence[ToolCallLog] = (),
+    steps: Sequence[Message] = (),
+) -> None:
+    """New messages of one conversation, in order, then verification-log rows,
+    each pointing at its step in ``steps`` (a message stored before, or one of
+    these); whole or not at all, in the caller's transaction if there is one.
+
+    On PostgreSQL it is one statement, which takes the conversation's lock before
+    the messages' keys (``rows_insert_linked``): the messages of a conversation
+    are committed in the order of their keys, which ``messages_visible(after=…)``
+    relies on. SQLite has one writer at a time; a lone message is one insert."""
+    if connection.vendor == "postgresql":
+        rows_insert_linked(
+            messages,
+            logs,
+            "message_key",
+            steps,
+            serialized_by=str(messages[0].conversation_id),
+        )
+    elif not logs and len(messages) == 1:
+        messages[0].save(force_insert=True)
+    else:
+        with transaction.atomic(savepoint=False):
+            Message.objects.bulk_create(messages)
+            for log, step in zip(logs, steps, strict=True):
+                log.message_key = str(step.pk)
+            ToolCallLog.objects.bulk_create(logs)
 
 
 def messages_visible(

@@ -28,12 +28,17 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from django.conf import settings
-from django.db import connection, transaction
+from django.db import transaction
 from django.utils.module_loading import import_string
 from django.utils.translation import gettext, override
 
-from agents.conversations import conversation_history, message_add, message_json
-from agents.database import db_call, rows_insert_linked
+from agents.conversations import (
+    conversation_history,
+    message_add,
+    message_json,
+    messages_insert,
+)
+from agents.database import db_call
 from agents.models import Agent, Conversation, Message
 from agents.providers.base import (
     AssistantStep,
@@ -234,32 +239,15 @@ def _store(
 
 def _rows_store(rows: list[StepRows], last: Message | None = None) -> None:
     """Steps' rows, then ``last``, in order, each log row pointing at its step;
-    whole or not at all, in the caller's transaction if there is one. On
-    PostgreSQL that is one statement; a lone message is one insert either way."""
+    whole or not at all, in the caller's transaction if there is one
+    (``messages_insert``)."""
     messages = [m for r in rows for m in (r.step, r.results) if m.pk is None]
     if last is not None:
         messages.append(last)
     if not messages:
         return
     logs = [log for r in rows for log in r.logs]
-    if connection.vendor == "postgresql":
-        steps = [r.step for r in rows for _ in r.logs]
-        rows_insert_linked(
-            messages,
-            logs,
-            "message_key",
-            steps,
-            serialized_by=str(messages[0].conversation_id),
-        )
-    elif not logs and len(messages) == 1:
-        messages[0].save()
-    else:
-        with transaction.atomic(savepoint=False):
-            Message.objects.bulk_create(messages)
-            for r in rows:
-                for log in r.logs:
-                    log.message_key = str(r.step.pk)
-            ToolCallLog.objects.bulk_create(logs)
+    messages_insert(messages, logs, [r.step for r in rows for _ in r.logs])
 
 
 async def turn_run(
