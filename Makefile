@@ -54,7 +54,7 @@ REFERENCE_VENV := var/reference-venv
 $(REFERENCE_VENV)/.installed:
 	test -x $(REFERENCE_VENV)/bin/python || $(PYTHON) -m venv $(REFERENCE_VENV)
 	$(REFERENCE_VENV)/bin/python -m pip install --quiet openai-agents==0.24.0 \
-		"pydantic-ai-slim[openai]==2.68.0" openai==3.57.0
+		"pydantic-ai-slim[openai]==2.68.0" openai==3.57.0 uvloop==0.23.0
 	touch $@
 
 bench-reference: $(VENV)/.installed-dev $(REFERENCE_VENV)/.installed

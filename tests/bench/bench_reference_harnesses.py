@@ -23,7 +23,6 @@ and runs this and ``bench_tool_calls.py`` in turns.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import gc
 import statistics
 import sys
@@ -185,13 +184,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--repeats", type=int, default=7)
     options = parser.parse_args()
-    from tests.bench.machine import speed_line
+    from tests.bench.machine import run_as_served, speed_line
 
     print(speed_line())
     gc.collect()
     gc.freeze()
     for name in HARNESSES:
-        asyncio.run(_measure(name, options.repeats))
+        # The event loop our server and benchmark run on (uvloop), for both sides.
+        run_as_served(_measure(name, options.repeats))
 
 
 if __name__ == "__main__":

@@ -152,9 +152,11 @@ def run(database_url: str, repeats: int) -> None:
     # collections, as gymnasia/asgi.py does in the server.
     gc.collect()
     gc.freeze()
-    # Every turn in one event loop, as a server runs them (a loop of its own per
-    # turn would add the loop's start and shutdown to each).
-    asyncio.run(_turns(agent, clock, repeats))
+    # Every turn in one event loop of the kind the server runs them in (a loop of
+    # its own per turn would add the loop's start and shutdown to each).
+    from tests.bench.machine import run_as_served
+
+    run_as_served(_turns(agent, clock, repeats))
 
 
 #: The turns measured: one that makes no call (a turn's own cost), then 1, 10, 40.
@@ -283,8 +285,10 @@ def request_cost_by_history(repeats: int) -> None:
     """Median cost of one request (adapter and SDK, the fake's time left out) by
     the length of the history it carries; each history is sent once first, as in
     a turn where every earlier item has been sent before."""
+    from tests.bench.machine import run_as_served
+
     for name in ("openai", "anthropic"):
-        costs = asyncio.run(_request_costs(name, repeats * 10))
+        costs = run_as_served(_request_costs(name, repeats * 10))
         print(
             f"{name:9} one request, history of "
             + ", ".join(
