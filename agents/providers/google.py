@@ -172,7 +172,7 @@ def _tool(specs: tuple[ToolSpec, ...]) -> types.Tool:
 
 
 def _contents(history: tuple[HistoryItem, ...]) -> list[types.Content]:
-    """The conversation as Gemini contents.
+    """The conversation as Gemini contents, model steps in a row as one turn.
 
     A ``function_response`` needs the tool's name, found from the call in an
     earlier step. It carries the call id only when Gemini's call had one (older
@@ -200,7 +200,16 @@ def _contents(history: tuple[HistoryItem, ...]) -> list[types.Content]:
                 for part in content.parts or []
                 if part.function_call is not None and part.function_call.id
             )
-            if content.parts:
+            if not content.parts:
+                continue
+            if contents and contents[-1].role == "model":
+                # Gemini refuses a turn of calls that does not follow a user turn:
+                # steps in a row (a reply, then an approved request's call) are
+                # one model turn.
+                contents[-1] = types.Content(
+                    role="model", parts=[*(contents[-1].parts or []), *content.parts]
+                )
+            else:
                 contents.append(content)
         elif isinstance(entry, ToolResults):
             contents.append(

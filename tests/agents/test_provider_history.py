@@ -7,17 +7,24 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from io import StringIO
 
 import pytest
 from asgiref.sync import async_to_sync
+from django.core.management import call_command
 
 from agents.conversations import conversation_start
+from agents.models import Agent, Message
 from agents.providers.base import (
     AssistantStep,
     ToolResults,
     UserText,
 )
 from agents.turn import turn_run
+from approvals.models import PendingAction
+from approvals.services import pending_action_approve, pending_action_execute
+from gymnasia.gyms.models import Member
+from gymnasia.gyms.selectors import business_today
 from tests.agents.provider_kit import (
     PAYLOAD,
     PROVIDERS,
@@ -28,6 +35,7 @@ from tests.agents.provider_kit import (
     request_with,
     run_step,
 )
+from tests.factories import StaffRoleFactory
 from tests.fakes.llm_server import FakeLLM, Step
 from tools.types import ToolCall, ToolResult
 
@@ -232,3 +240,60 @@ def test_switching_from_google_keeps_each_call_its_own_id(
         ]
     assert len(set(calls)) == 2
     assert results == calls
+
+
+@pytest.mark.django_db
+def test_google_goes_on_after_staff_approved_a_request(
+    fake: FakeLLM, agent, settings, monkeypatch
+) -> None:
+    """An approved request joins the history as a call and its result right after
+    the reply that said it waits: Gemini wants a turn of calls right after a user
+    turn, so the reply and the call are sent as one model turn, and both the
+    write-up of the outcome and the member's next message are answered."""
+    settings.GOOGLE_API_KEY = "google-test-key"
+    monkeypatch.setenv("GOOGLE_GEMINI_BASE_URL", fake.base_url)
+    monkeypatch.setattr(
+        "approvals.tasks.execute_approved_action.delay", lambda action_id: None
+    )
+    call_command("seed_demo", provider="google", stdout=StringIO())
+    agent = Agent.objects.get()
+    member = Member.objects.get(external_id="socio-1001")
+    staff = StaffRoleFactory(business=agent.business, role="staff").user
+    year = business_today(business=agent.business).year + 1
+    freeze = {"start": f"{year}-08-01", "end": f"{year}-08-10"}
+    fake.script(
+        "google",
+        [
+            Step(tool_calls=[("", "freeze_membership", freeze)]),
+            Step(text="Se lo he pasado al equipo."),
+            Step(text="Tu cuota queda congelada."),
+            Step(text="De nada."),
+        ],
+    )
+    conversation = conversation_start(agent=agent, member=member)
+    async_to_sync(turn_run)(conversation, "Congela mi cuota en agosto")
+    action = PendingAction.objects.get()
+
+    pending_action_approve(action_id=action.pk, user=staff)
+    pending_action_execute(action_id=action.pk)
+    added = async_to_sync(turn_run)(conversation, "Gracias")
+
+    outcome = Message.objects.filter(
+        conversation=conversation, content__approved_action=str(action.pk)
+    ).get(role=Message.Role.ASSISTANT)
+    assert outcome.text == "Tu cuota queda congelada."
+    assert [m.text for m in added] == ["Gracias", "De nada."]
+    contents = last_body(fake, "google")["contents"]
+    assert [c["role"] for c in contents] == [
+        "user",
+        "model",  # the freeze call
+        "user",  # its result
+        "model",  # the reply, then the approved call, as one turn
+        "user",  # the approved call's result
+        "model",  # the outcome's write-up
+        "user",
+    ]
+    assert [list(p) for p in contents[3]["parts"]] == [
+        ["text"],
+        ["functionCall", "thoughtSignature"],
+    ]

@@ -18,12 +18,19 @@ PATH = re.compile(
 
 def refusal(body: dict[str, Any]) -> str | None:
     """Why the real API would refuse these contents, in its words: a turn of
-    function calls not answered by as many function responses."""
+    function calls that does not come right after a user turn (function responses
+    are one), or that is not answered by as many function responses."""
     contents = [c for c in body.get("contents") or [] if isinstance(c, dict)]
     for number, content in enumerate(contents):
         calls = _parts_with(content, "functionCall")
         if content.get("role") != "model" or not calls:
             continue
+        previous = contents[number - 1] if number else {}
+        if previous.get("role") != "user":
+            return (
+                "Please ensure that function call turn comes immediately after a "
+                "user turn or after a function response turn."
+            )
         following = contents[number + 1] if number + 1 < len(contents) else {}
         if _parts_with(following, "functionResponse") != calls:
             return (
