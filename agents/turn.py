@@ -326,7 +326,14 @@ async def _stream_step(
                         await emit("delta", {"text": storable_text(event.text)})
                         streamed = True
                     elif isinstance(event, StepDone):
-                        return replace(event, text=storable_text(event.text))
+                        text = storable_text(event.text)
+                        if not event.tool_calls and not text.strip():
+                            # Nothing to show nor to run: no answer, not a reply.
+                            raise ProviderError(
+                                "cut_off",
+                                "the provider's step had neither text nor calls",
+                            )
+                        return replace(event, text=text)
             raise ProviderError(
                 "cut_off", "the provider ended the step without finishing it"
             )

@@ -8,9 +8,12 @@ import socket
 from typing import Any
 
 import pytest
+from asgiref.sync import async_to_sync
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from agents.conversations import conversation_start
+from agents.models import Message
 from agents.providers.base import (
     AssistantStep,
     ProviderEvent,
@@ -18,9 +21,11 @@ from agents.providers.base import (
     ToolResults,
     UserText,
 )
+from agents.turn import turn_run
 from tests.agents.provider_kit import (
     PROVIDERS,
     expect_failure,
+    make_provider,
     open_provider,
     request_with,
     run_step,
@@ -238,3 +243,34 @@ async def test_any_chunking_gives_the_same_tool_calls(
         )
         for call_id, name, a in calls
     )
+
+
+# --- a step with nothing in it -------------------------------------------------
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("provider_name", PROVIDERS)
+def test_a_final_step_with_nothing_in_it_is_no_reply(
+    fake: FakeLLM, agent, monkeypatch, provider_name: str
+) -> None:
+    """A step that finishes with neither text nor calls (Gemini's empty answer
+    after function results, an OpenAI refusal) answers nothing: the member is
+    told the assistant could not answer, never shown an empty reply."""
+    monkeypatch.setattr(
+        "agents.turn.provider_for",
+        lambda agent, conversation: make_provider(provider_name, fake.base_url),
+    )
+    fake.script(
+        provider_name,
+        [
+            Step(tool_calls=[("call_1", "search_foods", {"query": "arroz"})]),
+            Step(text=""),
+        ],
+    )
+    conversation = conversation_start(agent=agent, member=None)
+
+    added = async_to_sync(turn_run)(conversation, "¿Carbohidratos del arroz?")
+
+    assert [m.role for m in added] == ["member", "notice"]
+    assert added[-1].text.startswith("El asistente no está disponible ahora mismo.")
+    assert not Message.objects.filter(role=Message.Role.ASSISTANT).exists()
