@@ -270,7 +270,10 @@ def _role_blocks(
             blocks = [dict(block) for block in state["content"]]
         else:
             blocks = _rebuilt_step(entry)
-        if not blocks:  # the API rejects an assistant message with no content
+        # The API refuses a text block of whitespace (a model may write one before
+        # its calls), and an assistant message with no content.
+        blocks = [block for block in blocks if not _blank_text(block)]
+        if not blocks:
             return None
     else:
         role = "user"
@@ -286,6 +289,10 @@ def _role_blocks(
     return role, tuple(
         (block.get("type") == "tool_result", json_dumps(block)) for block in blocks
     )
+
+
+def _blank_text(block: Mapping[str, Any]) -> bool:
+    return block.get("type") == "text" and not str(block.get("text", "")).strip()
 
 
 def _rebuilt_step(step: AssistantStep) -> list[dict[str, Any]]:

@@ -297,3 +297,46 @@ def test_google_goes_on_after_staff_approved_a_request(
         ["text"],
         ["functionCall", "thoughtSignature"],
     ]
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize(
+    "state",
+    [
+        {},  # another provider's step: rebuilt from its text and calls
+        {
+            "anthropic": {
+                "content": [
+                    {"type": "text", "text": ""},
+                    {
+                        "type": "tool_use",
+                        "id": "call_1",
+                        "name": "get_weather",
+                        "input": {"city": "Oslo"},
+                    },
+                ]
+            }
+        },
+    ],
+    ids=["rebuilt", "echoed"],
+)
+async def test_anthropic_is_sent_no_text_block_without_text(
+    fake: FakeLLM, state: dict
+) -> None:
+    """The Messages API refuses a text block that is empty or only whitespace,
+    which models write before a call (Claude's empty block, another model's line
+    break): such a block is left out, and the conversation goes on."""
+    fake.script("anthropic", [Step(text="Hace frío.")])
+    history = (
+        UserText("¿Tiempo en Oslo?"),
+        AssistantStep(
+            "\n", (ToolCall("call_1", "get_weather", {"city": "Oslo"}),), state
+        ),
+        ToolResults((ToolResult("call_1", "ok", {"temp_c": -3}, is_error=False),)),
+    )
+    async with open_provider("anthropic", fake.base_url) as p:
+        _, done = await run_step(p, request_with(*history))
+
+    assert done.text == "Hace frío."
+    assistant = last_body(fake, "anthropic")["messages"][1]
+    assert [b["type"] for b in assistant["content"]] == ["tool_use"]

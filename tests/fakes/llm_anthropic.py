@@ -10,10 +10,14 @@ from tests.fakes.llm_steps import Reply, Step, arguments_object, arguments_text
 
 
 def refusal(body: dict[str, Any]) -> str | None:
-    """Why the real API would refuse these messages, in its words: a ``tool_use``
-    without its ``tool_result`` in the next message, or a ``tool_result`` for no
-    ``tool_use`` of the message before."""
+    """Why the real API would refuse these messages, in its words: a text block
+    with no text but whitespace, a ``tool_use`` without its ``tool_result`` in the
+    next message, or a ``tool_result`` for no ``tool_use`` of the message before."""
     messages = [m for m in body.get("messages") or [] if isinstance(m, dict)]
+    for message in messages:
+        for block in _blocks(message):
+            if block.get("type") == "text" and not str(block.get("text")).strip():
+                return "messages: text content blocks must contain non-whitespace text"
     for number, message in enumerate(messages):
         previous = messages[number - 1] if number else {}
         used = {
