@@ -6,14 +6,18 @@ and sent as encoded afresh."""
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import json
+import threading
 from io import StringIO
 
 import pytest
 from asgiref.sync import async_to_sync
 from django.core.management import call_command
+from django.db import connection
+from django.test import Client
 
-from agents.conversations import conversation_start
+from agents.conversations import conversation_start, conversation_token
 from agents.models import Agent, Message
 from agents.providers.base import (
     AssistantStep,
@@ -340,3 +344,64 @@ async def test_anthropic_is_sent_no_text_block_without_text(
     assert done.text == "Hace frío."
     assistant = last_body(fake, "anthropic")["messages"][1]
     assert [b["type"] for b in assistant["content"]] == ["tool_use"]
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_google_goes_on_after_two_messages_sent_at_once(
+    fake: FakeLLM, settings, monkeypatch
+) -> None:
+    """A member who sends twice at once: one turn's reply can be stored before
+    the other turn's step, two model turns in a row, which Gemini refuses unless
+    they are sent as one. The next message is still answered."""
+    settings.GOOGLE_API_KEY = "google-test-key"
+    monkeypatch.setenv("GOOGLE_GEMINI_BASE_URL", fake.base_url)
+    call_command("seed_demo", provider="google", stdout=StringIO())
+    agent = Agent.objects.get()
+    conversation = conversation_start(
+        agent=agent, member=Member.objects.get(external_id="socio-1001")
+    )
+    token, _ = conversation_token(conversation)
+    asked = itertools.count()
+
+    def model(body: dict) -> Step:
+        parts = body["contents"][-1]["parts"]
+        if any("functionResponse" in part for part in parts):
+            return Step(text="Hecho.")
+        if "arroz" not in str(parts):
+            return Step(text="¿Algo más?")
+        # The first turn to ask is answered at once, the other later.
+        number = next(asked)
+        call = (f"call_{number}", "search_foods", {"query": "arroz"})
+        return Step(tool_calls=[call], delay=0.6 if number else 0.0)
+
+    fake.script("google", model)
+    url = f"/api/v1/conversations/{conversation.pk}/messages"
+    auth = {"Authorization": f"Bearer {token}"}
+    barrier = threading.Barrier(2)
+
+    def send() -> None:
+        try:
+            barrier.wait()
+            Client().post(
+                url,
+                {"text": "¿Y el arroz?"},
+                content_type="application/json",
+                headers=auth,
+            )
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=send) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    roles = Message.objects.filter(conversation=conversation).order_by("pk")
+    assert [m.role for m in roles][4:6] == ["assistant", "step"]
+
+    after = Client().post(
+        url, {"text": "Gracias"}, content_type="application/json", headers=auth
+    )
+
+    assert after.json()["messages"][-1]["text"] == "¿Algo más?"
