@@ -4,7 +4,9 @@ neutral events.
 The conversation is sent whole each time (stateless): an assistant step that came
 from OpenAI is echoed as the exact output items it produced (reasoning items
 included), any other step is rebuilt from its text and tool calls. A step counts
-only when ``response.completed`` arrives; everything else is ``cut_off``.
+only when ``response.completed`` arrives. A stream that ends in a rate limit or a
+server fault is that failure (the turn asks again, as after an HTTP 429 or 500);
+anything else unfinished is ``cut_off``.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from openai.types.responses import Response
 
 from agents.providers.base import (
     AssistantStep,
+    ErrorKind,
     HistoryItem,
     ModelRequest,
     ProviderError,
@@ -42,6 +45,13 @@ from tools.types import ToolCall, ToolSpec
 __all__ = ["OpenAIProvider"]
 
 _STATE_KEY = "openai"
+
+#: A stream that ends in one of these errors is a rate limit or a fault of the
+#: server, retried as its HTTP status would be; nothing of the step ran.
+_STREAM_FAILURES: dict[str, ErrorKind] = {
+    "rate_limit_exceeded": "rate_limited",
+    "server_error": "unavailable",
+}
 
 
 class OpenAIProvider:
@@ -149,11 +159,17 @@ class OpenAIProvider:
                         items[index] for index in sorted(items)
                     ]
                     done = _step_done("".join(text), output)
-                elif kind in ("response.failed", "response.incomplete"):
+                elif kind == "response.failed":
+                    error = event["response"].get("error") or {}
+                    raise ProviderError(
+                        _STREAM_FAILURES.get(str(error.get("code")), "cut_off"),
+                        _unfinished(event["response"]),
+                    )
+                elif kind == "response.incomplete":
                     raise ProviderError("cut_off", _unfinished(event["response"]))
                 elif kind == "error":
                     raise ProviderError(
-                        "cut_off",
+                        _STREAM_FAILURES.get(str(event.get("code")), "cut_off"),
                         f"openai: error event mid-stream ({event.get('code')}): "
                         f"{str(event.get('message'))[:MAX_MESSAGE]}",
                     )

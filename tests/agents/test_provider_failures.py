@@ -31,13 +31,14 @@ from tests.agents.provider_kit import (
     run_step,
 )
 from tests.fakes.llm_server import FakeLLM, Step
+from tools.models import ToolCallLog
 from tools.types import ToolCall, ToolResult
 
 # --- failures ----------------------------------------------------------------
 
 FAULT_KINDS = {
     ("openai", "cut"): "cut_off",
-    ("openai", "error"): "cut_off",
+    ("openai", "error"): "unavailable",
     ("openai", "max_tokens"): "cut_off",
     ("anthropic", "cut"): "cut_off",
     ("anthropic", "error"): "overloaded",
@@ -274,3 +275,71 @@ def test_a_final_step_with_nothing_in_it_is_no_reply(
     assert [m.role for m in added] == ["member", "notice"]
     assert added[-1].text.startswith("El asistente no está disponible ahora mismo.")
     assert not Message.objects.filter(role=Message.Role.ASSISTANT).exists()
+
+
+# --- a stream that ends in a failure the turn may ask again -----------------------
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize(
+    ("code", "kind"),
+    [
+        ("rate_limit_exceeded", "rate_limited"),
+        ("server_error", "unavailable"),
+        ("invalid_prompt", "cut_off"),
+    ],
+)
+async def test_an_openai_stream_that_fails_is_that_failure(
+    fake: FakeLLM, code: str, kind: str
+) -> None:
+    """A Responses stream that ends in ``response.failed`` is a rate limit or a
+    fault of the server when its code says so (the turn asks again, as after the
+    same HTTP status), anything else cut off; none finishes the step."""
+    fake.script(
+        "openai",
+        [
+            Step(
+                tool_calls=[("call_1", "get_weather", {"city": "Paris"})],
+                fault="error",
+                error_code=code,
+            )
+        ],
+    )
+    async with open_provider("openai", fake.base_url) as p:
+        error = await expect_failure(p, request_with(UserText("book it")))
+    assert error.kind == kind
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("code", ["rate_limit_exceeded", "server_error", None])
+def test_a_turn_asks_again_after_an_openai_stream_failed_and_answers(
+    fake: FakeLLM, agent, monkeypatch, code: str | None
+) -> None:
+    """A rate limit or a server fault that ends OpenAI's stream (as an ``error``
+    event or ``response.failed``) ran nothing: the turn asks again, as it does
+    after a 429 or a 500, and the member reads the answer, not a notice."""
+    monkeypatch.setattr(
+        "agents.turn.provider_for",
+        lambda agent, conversation: make_provider("openai", fake.base_url),
+    )
+    fake.script(
+        "openai",
+        [
+            Step(
+                tool_calls=[("call_1", "search_foods", {"query": "arroz"})],
+                fault="error",
+                error_code=code,
+            ),
+            Step(tool_calls=[("call_2", "search_foods", {"query": "arroz"})]),
+            Step(text="Arroz blanco (cocido): 28 g por 100 g."),
+        ],
+    )
+    conversation = conversation_start(agent=agent, member=None)
+
+    added = async_to_sync(turn_run)(conversation, "¿Carbohidratos del arroz?")
+
+    assert [m.role for m in added] == ["member", "assistant"]
+    assert added[-1].text == "Arroz blanco (cocido): 28 g por 100 g."
+    assert len(fake.requests["openai"]) == 3
+    assert ToolCallLog.objects.filter(provider_call_id="call_1").count() == 0
+    assert ToolCallLog.objects.filter(provider_call_id="call_2").count() == 1

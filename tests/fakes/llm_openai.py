@@ -115,7 +115,11 @@ def reply(step: Step, body: dict[str, Any], number: int, path: str) -> Reply:
             events.extend(_message_events(index, item, step))
         else:
             events.extend(_call_events(index, item, step))
-    if step.fault == "error":
+    if step.fault == "error" and step.error_code:
+        failed = _response(number, model, [], "failed")
+        failed["error"] = {"code": step.error_code, "message": "fake failure"}
+        events.append({"type": "response.failed", "response": failed})
+    elif step.fault == "error":
         events.append(
             {
                 "type": "error",

@@ -27,7 +27,9 @@ class Step:
     ``"cut"`` (the stream stops before its terminal event), ``"error"`` (the
     provider's mid-stream error event), ``"max_tokens"`` (the provider's
     truncation reason) or ``"stall"`` (a streamed answer sends what ``"cut"``
-    sends, then holds the connection open for ``delay`` seconds). ``status`` answers that HTTP status with the provider's
+    sends, then holds the connection open for ``delay`` seconds). With ``"error"``,
+    ``error_code`` makes OpenAI's stream end in ``response.failed`` with that code
+    rather than in an ``error`` event of ``server_error``. ``status`` answers that HTTP status with the provider's
     error body instead. ``headers`` are added to the response, ``delay`` seconds
     pass before anything is written (after the partial stream for ``"stall"``).
     """
@@ -35,6 +37,7 @@ class Step:
     text: str = ""
     tool_calls: Sequence[tuple[str, str, Arguments]] = field(default_factory=list)
     fault: str | None = None
+    error_code: str | None = None
     status: int | None = None
     headers: dict[str, str] | None = None
     delay: float = 0.0
