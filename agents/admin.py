@@ -41,6 +41,7 @@ class AgentForm(SameBusinessForm):
             "model",
             "max_tool_steps",
             "history_turns",
+            "max_output_tokens",
             "allowed_origins",
         ]
 
@@ -195,7 +196,15 @@ class AgentAdmin(BusinessScopedAdmin):
         (None, {"fields": ["business", "name", "language", "instructions"]}),
         (
             _("Model"),
-            {"fields": ["provider", "model", "max_tool_steps", "history_turns"]},
+            {
+                "fields": [
+                    "provider",
+                    "model",
+                    "max_tool_steps",
+                    "history_turns",
+                    "max_output_tokens",
+                ]
+            },
         ),
         (
             _("Widget"),

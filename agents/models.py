@@ -66,6 +66,17 @@ class Agent(models.Model):
             "followed each. Older messages stay in the conversation and its log."
         ),
     )
+    max_output_tokens = models.PositiveIntegerField(
+        _("longest step, in tokens"),
+        default=8192,
+        validators=[MinValueValidator(256), MaxValueValidator(128_000)],
+        help_text=_(
+            "The most the model may write in one step, its reasoning included: "
+            "reasoning models (OpenAI's GPT-5, Gemini 2.5) spend part of it "
+            "thinking, and a step that runs out of it is not answered. Keep it "
+            "within the chosen model's own maximum."
+        ),
+    )
     public_key = models.CharField(
         _("public key"),
         max_length=40,

@@ -144,6 +144,7 @@ def conversation_outcome_post(
         "tool result. Tell the member what happened, from that result only.",
         history=conversation_history(conversation),
         tools=(),
+        max_output_tokens=conversation.agent.max_output_tokens,
     )
     written = async_to_sync(_final_text)(conversation, request)
     if written is None:

@@ -279,7 +279,10 @@ async def _loop(
     while True:
         prefix = verdict_prefix(verdict_cases(state.writes), conversation.language)
         request = ModelRequest(
-            instructions=instructions, history=tuple(state.history), tools=tools
+            instructions=instructions,
+            history=tuple(state.history),
+            tools=tools,
+            max_output_tokens=conversation.agent.max_output_tokens,
         )
         try:
             step = await _stream_step(provider, request, prefix, emit)

@@ -64,8 +64,8 @@ _STREAM_ERROR_KINDS: dict[str, ErrorKind] = {
 class AnthropicProvider:
     """The Anthropic Messages API behind the neutral ``Provider`` interface.
 
-    ``max_tokens`` caps every step (the request's ``max_output_tokens`` may only
-    lower it). The SDK never retries (``max_retries=0``): the turn loop owns
+    Each step's ``max_tokens`` is the request's ``max_output_tokens`` (the agent's
+    setting). The SDK never retries (``max_retries=0``): the turn loop owns
     retries. With ``base_url=None`` the SDK reads ``ANTHROPIC_BASE_URL``.
     """
 
@@ -79,12 +79,10 @@ class AnthropicProvider:
         base_url: str | None = None,
         timeout: float = 60.0,
         streaming: bool = True,
-        max_tokens: int = 1024,
         http_client: Any | None = None,
     ) -> None:
         self.model = model
         self.streaming = streaming
-        self.max_tokens = max_tokens
         self._api_key = api_key
         self._client = anthropic.AsyncAnthropic(
             api_key=api_key,
@@ -112,7 +110,7 @@ class AnthropicProvider:
     ) -> AsyncGenerator[ProviderEvent, None]:
         fields: dict[str, Any] = {
             "model": request.model or self.model,
-            "max_tokens": min(self.max_tokens, request.max_output_tokens),
+            "max_tokens": request.max_output_tokens,
             "stream": self.streaming,
         }
         if request.instructions:

@@ -64,7 +64,9 @@ class ModelRequest:
     history: tuple[HistoryItem, ...]
     tools: tuple[ToolSpec, ...]
     model: str = ""
-    max_output_tokens: int = 1024
+    #: What the model may write in the step, reasoning included (in a turn, the
+    #: agent's ``max_output_tokens``).
+    max_output_tokens: int = 8192
 
 
 @dataclass(frozen=True)

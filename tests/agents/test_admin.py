@@ -274,3 +274,37 @@ def test_the_owner_sets_how_many_turns_the_model_reads(demo):
 
     assert response.status_code == 302
     assert Agent.objects.get().history_turns == 12
+
+
+def test_the_owner_sets_the_longest_step_in_tokens(demo):
+    """An agent starts with room for a reasoning model's thinking (8192 tokens a
+    step), and the owner can set another length."""
+    assert Agent.objects.get().max_output_tokens == 8192
+    url, page = agent_page(demo)
+    assert 'name="max_output_tokens"' in page
+
+    response = post_changes(demo, url, "agent_form", {"max_output_tokens": "16000"})
+
+    assert response.status_code == 302
+    assert Agent.objects.get().max_output_tokens == 16000
+
+
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        ("255", "greater than or equal to 256"),
+        ("128001", "less than or equal to 128000"),
+        ("mucho", "Enter a whole number"),
+    ],
+)
+def test_a_longest_step_out_of_bounds_is_a_form_error_and_saves_nothing(
+    demo, value, message, settings
+):
+    settings.LANGUAGE_CODE = "en"
+    url, _ = agent_page(demo)
+
+    response = post_changes(demo, url, "agent_form", {"max_output_tokens": value})
+
+    assert response.status_code == 200
+    assert message in response.content.decode()
+    assert Agent.objects.get().max_output_tokens == 8192

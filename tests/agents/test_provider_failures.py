@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agents.conversations import conversation_start
-from agents.models import Message
+from agents.models import Conversation, Message
 from agents.providers.base import (
     AssistantStep,
     ProviderEvent,
@@ -343,3 +343,44 @@ def test_a_turn_asks_again_after_an_openai_stream_failed_and_answers(
     assert len(fake.requests["openai"]) == 3
     assert ToolCallLog.objects.filter(provider_call_id="call_1").count() == 0
     assert ToolCallLog.objects.filter(provider_call_id="call_2").count() == 1
+
+
+# --- how long a step may be ---------------------------------------------------
+
+#: Where each provider's request says how much the model may write.
+OUTPUT_LIMIT = {
+    "openai": lambda body: body["max_output_tokens"],
+    "anthropic": lambda body: body["max_tokens"],
+    "google": lambda body: body["generationConfig"]["maxOutputTokens"],
+}
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("provider_name", PROVIDERS)
+def test_every_step_may_be_as_long_as_the_agent_allows(
+    fake: FakeLLM, agent, monkeypatch, provider_name: str
+) -> None:
+    """Each request of a turn lets the model write the agent's longest step, its
+    reasoning included: a reasoning model given too little thinks its whole
+    budget away and the step ends unanswered."""
+    agent.max_output_tokens = 12000
+    agent.save()
+    monkeypatch.setattr(
+        "agents.turn.provider_for",
+        lambda agent, conversation: make_provider(provider_name, fake.base_url),
+    )
+    fake.script(
+        provider_name,
+        [
+            Step(tool_calls=[("call_1", "search_foods", {"query": "arroz"})]),
+            Step(text="Arroz blanco (cocido): 28 g por 100 g."),
+        ],
+    )
+    conversation = Conversation.objects.select_related(
+        "agent", "business", "member"
+    ).get(pk=conversation_start(agent=agent, member=None).pk)
+
+    async_to_sync(turn_run)(conversation, "¿Carbohidratos del arroz?")
+
+    limits = [OUTPUT_LIMIT[provider_name](r.body) for r in fake.requests[provider_name]]
+    assert limits == [12000, 12000]
