@@ -224,3 +224,29 @@ def test_a_filter_no_inbox_knows_shows_the_default_list(staff_client, world, pag
     assert response.status_code == 200
     if page.startswith("/inbox/?"):
         assert f"/inbox/{action.pk}/reject" in response.content.decode()
+
+
+def test_a_case_of_a_member_without_a_name_names_the_member(staff_client, world):
+    """A verified member whose gym's site sent no name is shown by their id at the
+    gym, as in the approvals list; only a visitor is an anonymous visitor."""
+    # given a member created from an identity token without a name, and then an
+    # anonymous visitor, each asking for a person
+    world.member.name = ""
+    world.member.save(update_fields=["name"])
+    world.call("handoff_to_staff", {"reason": "Quiero hablar con alguien"})
+    world.call(
+        "handoff_to_staff",
+        {"reason": "Soy un visitante"},
+        member=None,
+        conversation="conversation-2",
+    )
+
+    # when staff open the cases
+    response = staff_client.get("/inbox/handoffs/", headers={"Accept-Language": "en"})
+
+    # then the member is named by their id, and the visitor is anonymous
+    assert response.status_code == 200
+    visitor, member = response.content.decode().split('id="handoff-')[1:]
+    assert "<td>anonymous visitor</td>" in visitor
+    assert f"<td>{world.member.external_id}</td>" in member
+    assert "anonymous visitor" not in member
