@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
+import http.server
 import re
 import secrets
+import threading
+from collections.abc import Iterator
 from io import StringIO
 
 import pytest
@@ -202,6 +206,61 @@ def test_test_connection_leaves_a_stripe_account_the_owner_disconnected_so(
     agent = Agent.objects.get()
     member = agent.business.members.first()
     assert "refund_payment" not in offered_tools(agent, member).offered
+
+
+class _WebPage(http.server.BaseHTTPRequestHandler):
+    """A web server's answer to every address: a page of HTML, not an API's JSON."""
+
+    def do_GET(self) -> None:
+        body = b"<!doctype html><title>Stripe</title><p>Welcome</p>"
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+@contextlib.contextmanager
+def web_site() -> Iterator[str]:
+    """The address of a web site on loopback that answers every request with HTML."""
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _WebPage)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_port}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_an_api_address_that_is_not_stripes_is_a_failed_check_said_on_the_page(
+    demo, settings
+):
+    """An API address that answers with a web page instead of Stripe's JSON (a
+    typo, the address of Stripe's site) fails the connection check, which the
+    owner reads; it was a server error, and the key pasted was lost."""
+    settings.LANGUAGE_CODE = "en"
+    stripe = Integration.objects.get(kind="stripe")
+    url = f"/admin/tools/integration/{stripe.pk}/change/"
+    key = "sk_test_" + secrets.token_hex(12)
+    with web_site() as address:
+        response = post_changes(
+            demo,
+            url,
+            "integration_form",
+            {"secret_key": key, "base_url": address, "status": "connected"},
+        )
+
+    assert response.status_code == 302
+    page = demo.get(response["Location"]).content.decode()
+    assert "the connection failed" in page
+    assert key not in page
+    stripe.refresh_from_db()
+    assert (stripe.status, stripe.credentials_hint) == ("failing", f"••••{key[-4:]}")
+    assert "other than Stripe's JSON" in stripe.last_error
 
 
 @pytest.mark.parametrize(
