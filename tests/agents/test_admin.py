@@ -126,6 +126,27 @@ def test_bad_limit_is_a_form_error_and_saves_nothing(demo, limit, settings):
     assert (setting.auto_limit, setting.mode) == (None, "gated")
 
 
+def test_an_approval_valid_for_no_time_is_a_form_error_and_saves_nothing(
+    demo, settings, row_counts
+):
+    """A request cannot wait zero minutes for staff: 0 was saved, and the
+    requests then waited a whole day (the default), which the owner never set."""
+    settings.LANGUAGE_CODE = "en"
+    url, page = agent_page(demo)
+    data = form_data(page, "agent_form")
+    prefix = inline_prefix_for(data, "tool_name", "freeze_membership")
+    data[f"{prefix}-approval_valid_minutes"] = "0"
+    before = row_counts()
+
+    response = demo.post(url, data)
+
+    assert response.status_code == 200
+    assert "greater than or equal to 1" in response.content.decode()
+    assert row_counts() == before
+    setting = AgentToolSetting.objects.get(tool_name="freeze_membership")
+    assert setting.approval_valid_minutes == 24 * 60
+
+
 def test_provider_without_key_is_a_form_error_and_saves_nothing(demo, settings):
     settings.LANGUAGE_CODE = "en"
     settings.OPENAI_API_KEY = ""
