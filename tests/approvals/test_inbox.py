@@ -250,3 +250,37 @@ def test_a_case_of_a_member_without_a_name_names_the_member(staff_client, world)
     assert "<td>anonymous visitor</td>" in visitor
     assert f"<td>{world.member.external_id}</td>" in member
     assert "anonymous visitor" not in member
+
+
+@pytest.mark.parametrize(
+    ("method", "path"),
+    [("get", "/inbox/"), ("get", "/inbox/handoffs/"), ("post", "approve")],
+    ids=["the list's refresh", "the cases' refresh", "an approval"],
+)
+def test_a_fragment_asked_once_signed_out_sends_the_page_to_sign_in(
+    world, row_counts, method, path
+):
+    """Signed out meanwhile (in another tab, or the session ended), the page's
+    next refresh or decision takes the whole page to the sign-in page and back to
+    where staff were, deciding nothing. (The sign-in page was swapped into the
+    list, or into the row, as if it were part of the inbox.)"""
+    action = request_freeze(world)
+    signed_out = Client()
+    if path == "approve":
+        path = f"/inbox/{action.pk}/approve"
+    before = row_counts()
+
+    response = getattr(signed_out, method)(
+        path,
+        headers={
+            "HX-Request": "true",
+            "HX-Current-URL": "http://testserver/inbox/?status=pending",
+        },
+    )
+
+    assert response.status_code == 200
+    assert response["HX-Redirect"] == "/admin/login/?next=/inbox/%3Fstatus%3Dpending"
+    assert response.content == b""
+    assert row_counts() == before
+    action.refresh_from_db()
+    assert action.status == "pending"
