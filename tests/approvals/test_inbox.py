@@ -284,3 +284,18 @@ def test_a_fragment_asked_once_signed_out_sends_the_page_to_sign_in(
     assert row_counts() == before
     action.refresh_from_db()
     assert action.status == "pending"
+
+
+def test_the_inbox_lists_a_request_whose_member_was_deleted(staff_client, world):
+    """The owner may delete a member (who asked to be forgotten) while a request
+    of theirs is in the inbox: the request loses its member, and the inbox still
+    lists it. (Naming its member failed, and the whole inbox was a server error
+    for every member of staff.)"""
+    action = request_freeze(world)
+    world.member.delete()
+
+    response = staff_client.get("/inbox/", headers={"Accept-Language": "en"})
+
+    assert response.status_code == 200
+    row = response.content.decode().split(f'id="action-{action.pk}"', 1)[1]
+    assert "<td>anonymous visitor</td>" in row.split("</tr>", 1)[0]
