@@ -229,6 +229,30 @@ def test_test_connection_leaves_a_stripe_account_the_owner_disconnected_so(
     assert "refund_payment" not in offered_tools(agent, member).offered
 
 
+def test_switching_a_failing_stripe_account_to_connected_checks_it_first(
+    demo, stripe_with_a_key, settings
+):
+    """A failing integration's tools stay hidden until a check passes: the owner
+    setting its status back to connected checks it, and it stays failing while
+    Stripe still refuses. (The status was saved as chosen, unchecked, and the
+    refund and payment tools were offered to members again.)"""
+    settings.LANGUAGE_CODE = "en"
+    stripe, fake = stripe_with_a_key
+    fake.fail_health = True
+    stripe.status = "failing"
+    stripe.save(update_fields=["status"])
+    url = f"/admin/tools/integration/{stripe.pk}/change/"
+
+    response = post_changes(demo, url, "integration_form", {"status": "connected"})
+
+    assert response.status_code == 302
+    assert "the connection failed" in demo.get(response["Location"]).content.decode()
+    stripe.refresh_from_db()
+    assert stripe.status == "failing"
+    _, page = agent_page(demo)
+    assert "hidden: integration failing" in panel_row(page, "refund_payment")
+
+
 class _WebPage(http.server.BaseHTTPRequestHandler):
     """A web server's answer to every address: a page of HTML, not an API's JSON."""
 
