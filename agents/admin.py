@@ -402,5 +402,5 @@ def _tool_call_html(call: dict[str, Any], log: ToolCallLog | None) -> SafeString
         log.attempts,
         gettext("steps"),
         steps,
-        log.duration_ms,
+        "—" if log.duration_ms is None else log.duration_ms,
     )

@@ -17,7 +17,11 @@ from agents.conversations import conversation_start
 from agents.models import Agent, Conversation, Message
 from agents.turn import turn_run
 from approvals.models import PendingAction
-from approvals.services import pending_action_approve, pending_action_execute
+from approvals.services import (
+    pending_action_approve,
+    pending_action_correct,
+    pending_action_execute,
+)
 from gymnasia.gyms.models import Member
 from gymnasia.gyms.selectors import business_today
 from tools.models import ToolCallLog
@@ -139,6 +143,27 @@ def test_an_approved_request_keeps_its_call_under_the_step_that_asked(
     assert "outcome: pending_approval / not_applied" in step
     assert "outcome: ok / verified" in step
     assert step.index("pending_approval") < step.index("outcome: ok")
+
+
+def test_a_call_recorded_without_a_duration_shows_none_taken(client, seeded, settings):
+    """A staff correction is recorded, not run: its row has no duration, shown as
+    a dash (it read "None ms")."""
+    settings.LANGUAGE_CODE = "en"
+    conversation, lines = seeded
+    action = PendingAction.objects.get()
+    staff = User.objects.get(username=lines["staff"].split(" ")[0])
+    start, end = action.arguments["start"], action.arguments["end"]
+    pending_action_correct(
+        action_id=action.pk, user=staff, arguments={"start": start, "end": start}
+    )
+    assert end != start
+    _login(client, lines, "staff")
+
+    page = client.get(f"/admin/agents/conversation/{conversation.pk}/change/")
+
+    html = page.content.decode()
+    assert "corrected by staff · — ms" in html
+    assert "None ms" not in html
 
 
 def _login(client, lines, role: str) -> None:
