@@ -320,15 +320,20 @@ def _timeline(conversation: Conversation, query: QueryDict) -> dict[str, Any]:
         number = newer // TIMELINE_PAGE_SIZE + 1
     page = Paginator(messages, TIMELINE_PAGE_SIZE).get_page(number)
     shown = list(reversed(page.object_list))
-    logs = {
-        (log.message_key, log.provider_call_id): log
-        for log in ToolCallLog.objects.filter(
+    # A call can have several rows, oldest first: a request behind approval, a
+    # staff correction of it, and the approved execution are all recorded
+    # against the step and call that asked.
+    logs: dict[tuple[str, str], list[ToolCallLog | None]] = {}
+    for log in (
+        ToolCallLog.objects.filter(
             conversation_key=str(conversation.pk),
             message_key__in=[str(m.pk) for m in shown if m.role == Message.Role.STEP],
         )
+        .order_by("created_at", "pk")
         .select_related("pending_action")
         .prefetch_related("handoffs")
-    }
+    ):
+        logs.setdefault((log.message_key, log.provider_call_id), []).append(log)
     roles = choice_labels(Message.Role)
     rows = format_html_join(
         "", "{}", ((_message_html(m, logs, roles[m.role]),) for m in shown)
@@ -345,9 +350,11 @@ def _timeline(conversation: Conversation, query: QueryDict) -> dict[str, Any]:
 
 
 def _message_html(
-    message: Message, logs: dict[tuple[str, str], ToolCallLog], role: str
+    message: Message,
+    logs: dict[tuple[str, str], list[ToolCallLog | None]],
+    role: str,
 ) -> SafeString:
-    """A message of the timeline; under each of its tool calls, that call's log."""
+    """A message of the timeline; under each of its tool calls, that call's logs."""
     calls = message.content.get("tool_calls", [])
     return format_html(
         '<div class="timeline-message role-{}" id="message-{}">'
@@ -361,8 +368,9 @@ def _message_html(
             "",
             "{}",
             (
-                (_tool_call_html(c, logs.get((str(message.pk), c["id"]))),)
+                (_tool_call_html(c, log),)
                 for c in calls
+                for log in logs.get((str(message.pk), c["id"]), [None])
             ),
         ),
     )
@@ -403,5 +411,5 @@ def _tool_call_html(call: dict[str, Any], log: ToolCallLog | None) -> SafeString
         log.attempts,
         gettext("steps"),
         steps,
-        log.duration_ms,
+        "—" if log.duration_ms is None else log.duration_ms,
     )

@@ -7,11 +7,14 @@ fragment (``request.htmx``). Another gym's action is a 404, as if it did not exi
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import wraps
 from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.models import User
+from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
@@ -51,6 +54,27 @@ INBOX_REFRESH_SECONDS = 5
 
 class HtmxHttpRequest(HttpRequest):
     htmx: HtmxDetails
+
+
+View = Callable[..., HttpResponse]
+
+
+def signed_in(view: View) -> View:
+    """``login_required`` for the inbox's pages. A fragment htmx asks for once
+    the person is signed out (in another tab, or the session ended) sends the
+    whole page to the sign-in page, and back to where they were: redirected as
+    usual, htmx would put the sign-in page inside the list or the row."""
+    required = login_required(view, login_url="admin:login")
+
+    @wraps(view)
+    def guarded(request: HtmxHttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        if request.htmx and not request.user.is_authenticated:
+            back = request.htmx.current_url_abs_path or request.get_full_path()
+            login = redirect_to_login(back, login_url=reverse("admin:login"))
+            return HttpResponseClientRedirect(login.url)
+        return required(request, *args, **kwargs)
+
+    return guarded
 
 
 def _staff(request: HttpRequest) -> User:
@@ -112,7 +136,7 @@ def _argument_fields(action: PendingAction) -> list[dict[str, Any]]:
     return fields
 
 
-@login_required(login_url="admin:login")
+@signed_in
 @require_GET
 def inbox(request: HtmxHttpRequest) -> HttpResponse:
     """Pending approvals, newest first, filtered by tool and status."""
@@ -136,7 +160,7 @@ def inbox(request: HtmxHttpRequest) -> HttpResponse:
     return render(request, template, context)
 
 
-@login_required(login_url="admin:login")
+@signed_in
 @require_POST
 def decide(request: HtmxHttpRequest, action_id: str, decision: str) -> HttpResponse:
     """Approve or reject one request, once."""
@@ -179,7 +203,7 @@ def _typed(schema: dict[str, Any], value: str) -> Any:
     return value
 
 
-@login_required(login_url="admin:login")
+@signed_in
 @require_POST
 def correct(request: HtmxHttpRequest, action_id: str) -> HttpResponse:
     """Correct a request's arguments; the corrected one waits for approval."""
@@ -202,7 +226,7 @@ def correct(request: HtmxHttpRequest, action_id: str) -> HttpResponse:
     return redirect("approvals:inbox")
 
 
-@login_required(login_url="admin:login")
+@signed_in
 @require_POST
 def approve_selected(request: HtmxHttpRequest) -> HttpResponse:
     """Approve every selected request that is still pending."""
@@ -218,7 +242,7 @@ def approve_selected(request: HtmxHttpRequest) -> HttpResponse:
     return redirect("approvals:inbox")
 
 
-@login_required(login_url="admin:login")
+@signed_in
 @require_GET
 def handoffs(request: HtmxHttpRequest) -> HttpResponse:
     """Cases a person must settle: unknown outcomes and members asking for staff."""
@@ -256,7 +280,7 @@ def _turn_of(handoff: Handoff) -> tuple[str, str]:
     return handoff.conversation_key, step
 
 
-@login_required(login_url="admin:login")
+@signed_in
 @require_POST
 def resolve(request: HtmxHttpRequest, handoff_id: str) -> HttpResponse:
     """Record what actually happened with a handed-off case."""

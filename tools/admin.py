@@ -118,6 +118,14 @@ class IntegrationAdmin(BusinessScopedAdmin):
         if data.get("secret_key"):
             integration_credentials_set(integration=obj, secret_key=data["secret_key"])
             self._check(request, obj, connecting=True)
+        elif (
+            obj.kind == Integration.Kind.STRIPE
+            and obj.status == Integration.Status.CONNECTED
+            and "status" in form.changed_data
+        ):
+            # Connected by hand: a failing account's tools stay hidden until a
+            # check passes.
+            self._check(request, obj, connecting=True)
 
     def _check(
         self, request: HttpRequest, integration: Integration, connecting: bool = False

@@ -114,7 +114,9 @@ class AgentToolSetting(models.Model):
         help_text=_("For tools with an amount: larger amounts are refused."),
     )
     approval_valid_minutes = models.PositiveIntegerField(
-        _("approval request valid for (minutes)"), default=24 * 60
+        _("approval request valid for (minutes)"),
+        default=24 * 60,
+        validators=[MinValueValidator(1)],
     )
 
     class Meta:

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
+import http.server
 import re
 import secrets
+import threading
+from collections.abc import Iterator
 from io import StringIO
 
 import pytest
@@ -122,6 +126,27 @@ def test_bad_limit_is_a_form_error_and_saves_nothing(demo, limit, settings):
     assert (setting.auto_limit, setting.mode) == (None, "gated")
 
 
+def test_an_approval_valid_for_no_time_is_a_form_error_and_saves_nothing(
+    demo, settings, row_counts
+):
+    """A request cannot wait zero minutes for staff: 0 was saved, and the
+    requests then waited a whole day (the default), which the owner never set."""
+    settings.LANGUAGE_CODE = "en"
+    url, page = agent_page(demo)
+    data = form_data(page, "agent_form")
+    prefix = inline_prefix_for(data, "tool_name", "freeze_membership")
+    data[f"{prefix}-approval_valid_minutes"] = "0"
+    before = row_counts()
+
+    response = demo.post(url, data)
+
+    assert response.status_code == 200
+    assert "greater than or equal to 1" in response.content.decode()
+    assert row_counts() == before
+    setting = AgentToolSetting.objects.get(tool_name="freeze_membership")
+    assert setting.approval_valid_minutes == 24 * 60
+
+
 def test_provider_without_key_is_a_form_error_and_saves_nothing(demo, settings):
     settings.LANGUAGE_CODE = "en"
     settings.OPENAI_API_KEY = ""
@@ -202,6 +227,85 @@ def test_test_connection_leaves_a_stripe_account_the_owner_disconnected_so(
     agent = Agent.objects.get()
     member = agent.business.members.first()
     assert "refund_payment" not in offered_tools(agent, member).offered
+
+
+def test_switching_a_failing_stripe_account_to_connected_checks_it_first(
+    demo, stripe_with_a_key, settings
+):
+    """A failing integration's tools stay hidden until a check passes: the owner
+    setting its status back to connected checks it, and it stays failing while
+    Stripe still refuses. (The status was saved as chosen, unchecked, and the
+    refund and payment tools were offered to members again.)"""
+    settings.LANGUAGE_CODE = "en"
+    stripe, fake = stripe_with_a_key
+    fake.fail_health = True
+    stripe.status = "failing"
+    stripe.save(update_fields=["status"])
+    url = f"/admin/tools/integration/{stripe.pk}/change/"
+
+    response = post_changes(demo, url, "integration_form", {"status": "connected"})
+
+    assert response.status_code == 302
+    assert "the connection failed" in demo.get(response["Location"]).content.decode()
+    stripe.refresh_from_db()
+    assert stripe.status == "failing"
+    _, page = agent_page(demo)
+    assert "hidden: integration failing" in panel_row(page, "refund_payment")
+
+
+class _WebPage(http.server.BaseHTTPRequestHandler):
+    """A web server's answer to every address: a page of HTML, not an API's JSON."""
+
+    def do_GET(self) -> None:
+        body = b"<!doctype html><title>Stripe</title><p>Welcome</p>"
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+@contextlib.contextmanager
+def web_site() -> Iterator[str]:
+    """The address of a web site on loopback that answers every request with HTML."""
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _WebPage)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_port}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_an_api_address_that_is_not_stripes_is_a_failed_check_said_on_the_page(
+    demo, settings
+):
+    """An API address that answers with a web page instead of Stripe's JSON (a
+    typo, the address of Stripe's site) fails the connection check, which the
+    owner reads; it was a server error, and the key pasted was lost."""
+    settings.LANGUAGE_CODE = "en"
+    stripe = Integration.objects.get(kind="stripe")
+    url = f"/admin/tools/integration/{stripe.pk}/change/"
+    key = "sk_test_" + secrets.token_hex(12)
+    with web_site() as address:
+        response = post_changes(
+            demo,
+            url,
+            "integration_form",
+            {"secret_key": key, "base_url": address, "status": "connected"},
+        )
+
+    assert response.status_code == 302
+    page = demo.get(response["Location"]).content.decode()
+    assert "the connection failed" in page
+    assert key not in page
+    stripe.refresh_from_db()
+    assert (stripe.status, stripe.credentials_hint) == ("failing", f"••••{key[-4:]}")
+    assert "other than Stripe's JSON" in stripe.last_error
 
 
 @pytest.mark.parametrize(

@@ -16,6 +16,12 @@ from django.test.utils import CaptureQueriesContext
 from agents.conversations import conversation_start
 from agents.models import Agent, Conversation, Message
 from agents.turn import turn_run
+from approvals.models import PendingAction
+from approvals.services import (
+    pending_action_approve,
+    pending_action_correct,
+    pending_action_execute,
+)
 from gymnasia.gyms.models import Member
 from gymnasia.gyms.selectors import business_today
 from tools.models import ToolCallLog
@@ -106,6 +112,58 @@ def test_the_timeline_shows_steps_recorded_after_the_call(client, seeded, settin
     assert page.status_code == 200
     steps = re.findall(r"steps: (.*?)</li>", page.content.decode())
     assert any(" → settled by staff · " in line for line in steps), steps
+
+
+def _message_html(html: str, message_key: str) -> str:
+    """The timeline's entry of one message, up to the next message's."""
+    entry = html.split(f'id="message-{message_key}"', 1)[1]
+    return entry.split('<div class="timeline-message', 1)[0]
+
+
+def test_an_approved_request_keeps_its_call_under_the_step_that_asked(
+    client, seeded, settings
+):
+    """The step that asked for a request behind approval shows that call's log,
+    gated and waiting, and then the approved execution's. (The execution's log,
+    recorded against the same step and call, had taken the call's place: the
+    step read "gated: no", as if the request had never waited for staff.)"""
+    settings.LANGUAGE_CODE = "en"
+    conversation, lines = seeded
+    action = PendingAction.objects.get()
+    staff = User.objects.get(username=lines["staff"].split(" ")[0])
+    pending_action_approve(action_id=action.pk, user=staff)
+    assert pending_action_execute(action_id=action.pk) == "succeeded"
+    _login(client, lines, "staff")
+
+    page = client.get(f"/admin/agents/conversation/{conversation.pk}/change/")
+
+    step = _message_html(page.content.decode(), action.tool_call.message_key)
+    step = re.sub(r"</?(li|strong)>", "", step)
+    assert f"gated: yes ({action.pk})" in step
+    assert "outcome: pending_approval / not_applied" in step
+    assert "outcome: ok / verified" in step
+    assert step.index("pending_approval") < step.index("outcome: ok")
+
+
+def test_a_call_recorded_without_a_duration_shows_none_taken(client, seeded, settings):
+    """A staff correction is recorded, not run: its row has no duration, shown as
+    a dash (it read "None ms")."""
+    settings.LANGUAGE_CODE = "en"
+    conversation, lines = seeded
+    action = PendingAction.objects.get()
+    staff = User.objects.get(username=lines["staff"].split(" ")[0])
+    start, end = action.arguments["start"], action.arguments["end"]
+    pending_action_correct(
+        action_id=action.pk, user=staff, arguments={"start": start, "end": start}
+    )
+    assert end != start
+    _login(client, lines, "staff")
+
+    page = client.get(f"/admin/agents/conversation/{conversation.pk}/change/")
+
+    html = page.content.decode()
+    assert "corrected by staff · — ms" in html
+    assert "None ms" not in html
 
 
 def _login(client, lines, role: str) -> None:

@@ -224,3 +224,78 @@ def test_a_filter_no_inbox_knows_shows_the_default_list(staff_client, world, pag
     assert response.status_code == 200
     if page.startswith("/inbox/?"):
         assert f"/inbox/{action.pk}/reject" in response.content.decode()
+
+
+def test_a_case_of_a_member_without_a_name_names_the_member(staff_client, world):
+    """A verified member whose gym's site sent no name is shown by their id at the
+    gym, as in the approvals list; only a visitor is an anonymous visitor."""
+    # given a member created from an identity token without a name, and then an
+    # anonymous visitor, each asking for a person
+    world.member.name = ""
+    world.member.save(update_fields=["name"])
+    world.call("handoff_to_staff", {"reason": "Quiero hablar con alguien"})
+    world.call(
+        "handoff_to_staff",
+        {"reason": "Soy un visitante"},
+        member=None,
+        conversation="conversation-2",
+    )
+
+    # when staff open the cases
+    response = staff_client.get("/inbox/handoffs/", headers={"Accept-Language": "en"})
+
+    # then the member is named by their id, and the visitor is anonymous
+    assert response.status_code == 200
+    visitor, member = response.content.decode().split('id="handoff-')[1:]
+    assert "<td>anonymous visitor</td>" in visitor
+    assert f"<td>{world.member.external_id}</td>" in member
+    assert "anonymous visitor" not in member
+
+
+@pytest.mark.parametrize(
+    ("method", "path"),
+    [("get", "/inbox/"), ("get", "/inbox/handoffs/"), ("post", "approve")],
+    ids=["the list's refresh", "the cases' refresh", "an approval"],
+)
+def test_a_fragment_asked_once_signed_out_sends_the_page_to_sign_in(
+    world, row_counts, method, path
+):
+    """Signed out meanwhile (in another tab, or the session ended), the page's
+    next refresh or decision takes the whole page to the sign-in page and back to
+    where staff were, deciding nothing. (The sign-in page was swapped into the
+    list, or into the row, as if it were part of the inbox.)"""
+    action = request_freeze(world)
+    signed_out = Client()
+    if path == "approve":
+        path = f"/inbox/{action.pk}/approve"
+    before = row_counts()
+
+    response = getattr(signed_out, method)(
+        path,
+        headers={
+            "HX-Request": "true",
+            "HX-Current-URL": "http://testserver/inbox/?status=pending",
+        },
+    )
+
+    assert response.status_code == 200
+    assert response["HX-Redirect"] == "/admin/login/?next=/inbox/%3Fstatus%3Dpending"
+    assert response.content == b""
+    assert row_counts() == before
+    action.refresh_from_db()
+    assert action.status == "pending"
+
+
+def test_the_inbox_lists_a_request_whose_member_was_deleted(staff_client, world):
+    """The owner may delete a member (who asked to be forgotten) while a request
+    of theirs is in the inbox: the request loses its member, and the inbox still
+    lists it. (Naming its member failed, and the whole inbox was a server error
+    for every member of staff.)"""
+    action = request_freeze(world)
+    world.member.delete()
+
+    response = staff_client.get("/inbox/", headers={"Accept-Language": "en"})
+
+    assert response.status_code == 200
+    row = response.content.decode().split(f'id="action-{action.pk}"', 1)[1]
+    assert "<td>anonymous visitor</td>" in row.split("</tr>", 1)[0]

@@ -5,6 +5,8 @@ approve it, and it moves to done once the worker has executed and verified it.""
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 import time
 import urllib.request
 
@@ -12,7 +14,9 @@ import jwt
 
 from tests.browser.chromium import ARTIFACTS, chromium_launch, needs_chromium
 from tests.test_embedded_run import (  # noqa: F401  (the running app)
+    ROOT,
     embedded_app,
+    embedded_env,
     seeded_lines,
 )
 
@@ -200,3 +204,72 @@ def test_a_request_opens_its_conversation_at_the_step_that_made_it(
         assert target.evaluate("e => getComputedStyle(e).outlineStyle") == "solid"
         page.screenshot(path=str(ARTIFACTS / "conversation-at-request.png"))
         browser.close()
+
+
+def hand_over_an_unknown_outcome(directory, member: str) -> None:
+    """A case for staff as the harness makes one when a write's outcome is unknown
+    (R9), written into the running app's database."""
+    subprocess.run(
+        [
+            sys.executable,
+            "manage.py",
+            "shell",
+            "-c",
+            "from gymnasia.gyms.models import Member\n"
+            "from tools.models import ToolCallLog\n"
+            "from tools.services import handoff_create\n"
+            f"member = Member.objects.get(external_id={member!r})\n"
+            "arguments = {'start': '2027-03-01', 'end': '2027-03-10'}\n"
+            "log = ToolCallLog.objects.create(business=member.business, "
+            "member=member, conversation_key='lost-turn', "
+            "tool_name='freeze_membership', effect='write', arguments=arguments, "
+            "offered=True, valid=True, status='unknown_outcome', "
+            "verification='unverifiable')\n"
+            "handoff_create(business=member.business, member=member, "
+            "conversation_key='lost-turn', "
+            "reason='Could not confirm freeze_membership.', "
+            "tried={'tool': 'freeze_membership', 'arguments': arguments}, "
+            "tool_call=log)",
+        ],
+        cwd=ROOT,
+        env=embedded_env(directory),
+        check=True,
+    )
+
+
+def test_the_cases_list_keeps_the_outcome_staff_chose(embedded_app):  # noqa: F811
+    """What actually happened, once chosen for a case, survives the list's
+    refresh: it waits, and refreshes again once the choice is undone. (It had
+    been put back to "It was done" within 5 seconds, and Save then recorded, and
+    told the member, what staff had not said.)"""
+    from playwright.sync_api import expect, sync_playwright
+
+    base, seeded, log_path = embedded_app
+    lines = seeded_lines(seeded)
+    hand_over_an_unknown_outcome(log_path.parent, "socio-1001")
+    with sync_playwright() as playwright:
+        browser = chromium_launch(playwright)
+        page = staff_inbox(browser, base, lines)
+        page.goto(f"{base}/inbox/handoffs/")
+        case = page.locator("tr", has_text="Could not confirm freeze_membership")
+        case.locator("select[name=resolution]").select_option("not_done")
+        page.locator("h1").click()  # the choice no longer has the focus
+
+        ask_for_a_person(base, lines, "socio-1003")
+        page.wait_for_timeout(7_000)  # past a refresh
+
+        chosen = case.locator("select[name=resolution]")
+        assert chosen.input_value() == "not_done"
+        expect(page.locator("tr", has_text="Emma Clarke")).to_have_count(0)
+        page.screenshot(path=str(ARTIFACTS / "handoffs-deciding.png"), full_page=True)
+
+        chosen.select_option("done")
+        page.locator("h1").click()
+        expect(page.locator("tr", has_text="Emma Clarke")).to_have_count(
+            1, timeout=10_000
+        )
+        browser.close()
+
+
+def ask_for_a_person(base: str, lines: dict, member: str) -> None:
+    ask_for_a_freeze(base, lines, member, "Quiero hablar con una persona")

@@ -119,7 +119,18 @@ class StripeClient:
             if write:
                 raise OutcomeUnknown(message)
             raise IntegrationUnavailable(message)
-        body: dict[str, Any] = response.json()
+        try:
+            body = response.json()
+        except ValueError:  # a web page, a proxy's error: not Stripe's API
+            body = None
+        if not isinstance(body, dict):
+            message = (
+                f"Stripe's address answered {response.status_code} with something "
+                "other than Stripe's JSON"
+            )
+            if write:
+                raise OutcomeUnknown(message)
+            raise IntegrationUnavailable(message)
         if response.status_code >= 400:
             refusal = body.get("error", {})
             raise InvalidValue(
