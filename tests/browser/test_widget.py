@@ -9,10 +9,12 @@ import json
 import subprocess
 import sys
 import time
+import urllib.request
 
 import pytest
 
 from tests.browser.chromium import ARTIFACTS, chromium_launch, needs_chromium
+from tests.browser.test_inbox import staff_inbox
 from tests.test_embedded_run import (
     ROOT,
     embedded_app_running,
@@ -415,3 +417,60 @@ def test_widget_speaks_the_members_language_once_the_conversation_starts(app, br
     expect(frame.locator("#send")).to_have_text("Enviar")
     expect(frame.locator("html")).to_have_attribute("lang", "es")
     page.context.close()
+
+
+def kept_session(page, agent: str) -> dict:
+    """The conversation the gym's page keeps for the widget (its sessionStorage)."""
+    kept = page.evaluate(f"() => sessionStorage.getItem('gymnasia-widget:{agent}')")
+    return json.loads(kept)["session"]
+
+
+def history(base: str, session: dict) -> list[dict]:
+    """The conversation's messages as the API gives them."""
+    request = urllib.request.Request(
+        f"{base}/api/v1/conversations/{session['conversation']}/messages",
+        headers={"Authorization": f"Bearer {session['token']}"},
+    )
+    with urllib.request.urlopen(request, timeout=30) as response:
+        return json.loads(response.read())["messages"]
+
+
+def test_widget_shows_an_outcome_that_arrives_just_before_the_member_writes(
+    app, browser
+):
+    """Staff approve a waiting freeze and the member writes again before the
+    widget's next look at the conversation: the approval's outcome still appears,
+    though the turn's messages, stored after it, were shown first."""
+    from playwright.sync_api import expect
+
+    base, lines, _ = app
+    context = browser.new_context(locale="es-ES")
+    context.clock.install()
+    member = context.new_page()
+    member.goto(site(base, "?member=socio-1002"))
+    frame = open_widget(member)
+    member.clock.pause_at(time.time() * 1000 + 1000)  # the widget polls no more
+    waiting = ask(frame, "Congela mi cuota en junio")
+    assert waiting.get_attribute("data-state") == "waits"
+    staff = staff_inbox(browser, base, lines)
+    row = staff.locator("tr[data-status=pending]", has_text="Congela mi cuota en junio")
+    row.locator("form[action$='/approve'] button").click()
+    session = kept_session(member, lines["agent"])
+    deadline = time.monotonic() + 60
+    while not any("congelada" in m["text"] for m in history(base, session)):
+        assert time.monotonic() < deadline, "the approved freeze was not carried out"
+        time.sleep(0.3)
+
+    frame.locator("#text").fill("¿Qué clases tengo?")
+    frame.locator("#text").press("Enter")
+    expect(
+        frame.locator("#log li", has_text="No tienes ninguna reserva")
+    ).to_have_count(1, timeout=20_000)
+    member.clock.run_for(3_100)  # the widget's next look at the conversation
+
+    outcome = frame.locator("#log li[data-role=assistant]", has_text="congelada")
+    expect(outcome).to_have_count(1, timeout=10_000)
+    assert "Cuota congelada del 2" in outcome.inner_text()
+    member.screenshot(path=str(ARTIFACTS / "widget-outcome-during-turn.png"))
+    context.close()
+    staff.close()

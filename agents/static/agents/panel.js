@@ -21,7 +21,7 @@
   var identityToken = null;  // the gym's signed statement of who the member is
   var session = null;        // {conversation, token, expires_at, member}
   var shown = {};            // message ids already in the log
-  var lastId = null;         // the newest message shown, for ?after=
+  var lastId = null;         // the newest message read from the history, for ?after=
   var busy = false;          // a turn is streaming (polling waits)
   var isOpen = false;
   var unread = 0;
@@ -265,7 +265,6 @@
   function addMessage(message, replacing) {
     if (shown[message.id]) return;
     shown[message.id] = true;
-    lastId = message.id;
     var element = messageElement(message);
     if (replacing && replacing.parentNode) {
       log.replaceChild(element, replacing);
@@ -351,7 +350,12 @@
       if (!response.ok) return true;
       return response.json().then(function (data) {
         if (asked !== session || busy) return true;
-        (data.messages || []).forEach(function (message) { addMessage(message); });
+        // Only the history moves the cursor: a turn's streamed messages may come
+        // after others added meanwhile (an approval's outcome), not yet read.
+        (data.messages || []).forEach(function (message) {
+          addMessage(message);
+          lastId = message.id;
+        });
         return true;
       });
     }).catch(function () { return true; });
