@@ -474,3 +474,54 @@ def test_widget_shows_an_outcome_that_arrives_just_before_the_member_writes(
     member.screenshot(path=str(ARTIFACTS / "widget-outcome-during-turn.png"))
     context.close()
     staff.close()
+
+
+def test_widget_counts_no_read_reply_as_new_after_a_reload(app, browser):
+    """A member who read the replies, closed the chat and went to another page of
+    the gym's site sees no count of new messages on the launcher."""
+    from playwright.sync_api import expect
+
+    base, _, _ = app
+    page = browser.new_context(locale="es-ES").new_page()
+    page.goto(site(base, "?member=socio-1002"))
+    frame = open_widget(page)
+    ask(frame, "¿Cuántas calorías tiene el pollo?")
+    ask(frame, "¿Qué clases tengo?")
+    frame.locator("#close").click()
+
+    page.reload()
+
+    frame = widget(page)
+    expect(frame.locator("#launcher")).to_be_visible()
+    page.wait_for_timeout(1_000)  # time for the history to load
+    expect(frame.locator("#unread")).to_be_hidden()
+    expect(frame.locator("#launcher")).to_have_attribute("aria-label", "Abrir el chat")
+    page.screenshot(path=str(ARTIFACTS / "widget-reloaded-closed.png"))
+    page.context.close()
+
+
+def test_widget_still_counts_a_reply_that_came_while_closed_after_a_reload(
+    app, browser
+):
+    """A staff answer that arrives while the chat is closed is counted on the
+    launcher, and still is on the next page of the gym's site."""
+    from playwright.sync_api import expect
+
+    base, lines, _ = app
+    page = browser.new_context(locale="en-GB").new_page()
+    page.goto(site(base, "?member=socio-1003"))
+    frame = open_widget(page)
+    ask(frame, "Freeze my membership in October")
+    frame.locator("#close").click()
+    staff = staff_inbox(browser, base, lines)
+    row = staff.locator("tr[data-status=pending]", has_text="in October")
+    row.locator("textarea[name=reason], input[name=reason]").first.fill("Temporada")
+    row.locator("form[action$='/reject'] button").click()
+    expect(frame.locator("#unread")).to_have_text("1", timeout=20_000)
+
+    page.reload()
+
+    frame = widget(page)
+    expect(frame.locator("#unread")).to_have_text("1", timeout=10_000)
+    page.context.close()
+    staff.close()

@@ -19,8 +19,9 @@
 
   var parentOrigin = null;   // the gym's page, learned from its first message
   var identityToken = null;  // the gym's signed statement of who the member is
-  var session = null;        // {conversation, token, expires_at, member}
+  var session = null;        // {conversation, token, expires_at, member, seen}
   var shown = {};            // message ids already in the log
+  var count = 0;             // how many messages are in the log
   var lastId = null;         // the newest message read from the history, for ?after=
   var busy = false;          // a turn is streaming (polling waits)
   var isOpen = false;
@@ -74,6 +75,7 @@
   function forgetSession() {
     session = null;
     shown = {};
+    count = 0;
     lastId = null;
     while (log.firstChild) log.removeChild(log.firstChild);
     speak(config.language);
@@ -108,6 +110,7 @@
     if (open) {
       unread = 0;
       showUnread();
+      markSeen();
       scrollDown();
       if (moveFocus) input.focus();
       ensureConversation();
@@ -215,6 +218,14 @@
 
   // ---- messages ----------------------------------------------------------------------
 
+  // How many of the conversation's messages the member has had in front of them,
+  // kept with the session: after a reload, only the ones after them are new.
+  function markSeen() {
+    if (!session || session.seen === count) return;
+    session.seen = count;
+    rememberSession();
+  }
+
   // The state a message shows: the fixed sentences of R10 lead an assistant's reply
   // when a request waits for staff, was not done, or could not be confirmed.
   function stateOf(message) {
@@ -265,15 +276,18 @@
   function addMessage(message, replacing) {
     if (shown[message.id]) return;
     shown[message.id] = true;
+    count += 1;
     var element = messageElement(message);
     if (replacing && replacing.parentNode) {
       log.replaceChild(element, replacing);
     } else {
       log.appendChild(element);
-      if (!isOpen && message.role !== "member") {
-        unread += 1;
-        showUnread();
-      }
+    }
+    if (isOpen) {
+      markSeen();
+    } else if (message.role !== "member" && count > session.seen) {
+      unread += 1;
+      showUnread();
     }
     scrollDown();
   }
@@ -308,6 +322,7 @@
       return response.json().catch(function () { return {}; }).then(function (data) {
         if (response.status === 201) {
           session = data;
+          session.seen = 0;
           session.language = response.headers.get("Content-Language") || config.language;
           speak(session.language);
           rememberSession();
