@@ -94,6 +94,9 @@ def _panel_strings(agent: Agent, language: str) -> dict[str, str]:
             "failed": gettext(
                 "The message could not be sent. Check your connection and try again."
             ),
+            "unfinished": gettext(
+                "The assistant could not finish its reply. Please try again."
+            ),
             "connection_lost": gettext(
                 "The connection was interrupted; the reply will appear here when it is ready."
             ),

@@ -525,3 +525,62 @@ def test_widget_still_counts_a_reply_that_came_while_closed_after_a_reload(
     expect(frame.locator("#unread")).to_have_text("1", timeout=10_000)
     page.context.close()
     staff.close()
+
+
+UNFINISHED = "El asistente no ha podido terminar su respuesta. Vuelve a intentarlo."
+NOT_SENT = (
+    "No se ha podido enviar el mensaje. Comprueba tu conexión y vuelve a intentarlo."
+)
+
+
+@pytest.mark.parametrize(
+    ("answer", "alert"),
+    [
+        pytest.param(
+            {
+                "status": 200,
+                "content_type": "text/event-stream; charset=utf-8",
+                "body": sse(
+                    ("delta", {"text": "Voy a mir"}),
+                    ("error", {"error": "internal", "detail": "The turn failed."}),
+                    ("done", {}),
+                ),
+            },
+            UNFINISHED,
+            id="error-event",
+        ),
+        pytest.param(
+            {
+                "status": 400,
+                "json": {"error": "bad_request", "detail": "The body was refused."},
+            },
+            NOT_SENT,
+            id="error-answer",
+        ),
+    ],
+)
+def test_widget_says_a_failure_in_the_members_language(app, browser, answer, alert):
+    """When the turn fails, the member reads why in the panel's language, never
+    the API's detail, which is English for the gym's developers."""
+    from playwright.sync_api import expect
+
+    base, _, _ = app
+
+    def fail(route):
+        if route.request.method == "POST":
+            route.fulfill(**answer)
+        else:
+            route.fulfill(status=200, json={"messages": []})
+
+    page = browser.new_page(locale="es-ES")
+    page.route("**/api/v1/conversations/*/messages*", fail)
+    page.goto(site(base))
+    frame = open_widget(page)
+
+    frame.locator("#text").fill("hola")
+    frame.locator("#text").press("Enter")
+
+    expect(frame.locator("#alert")).to_have_text(alert)
+    expect(frame.locator("#live")).to_be_hidden()
+    page.screenshot(path=str(ARTIFACTS / "widget-turn-failed.png"))
+    page.close()

@@ -301,11 +301,12 @@
     return result;
   }
 
-  function errorText(status, body) {
+  // The API's details are English for developers: the member reads the panel's words.
+  function errorText(status) {
     if (status === 429) return S.rate_limited;
     if (status === 413) return S.too_long;
     if (status === 404) return S.not_found;
-    return (body && body.detail) || S.failed;
+    return S.failed;
   }
 
   var starting = null;
@@ -334,7 +335,7 @@
           sendButton.disabled = true;
           showAlert(S.identity_refused);
         } else {
-          showAlert(errorText(response.status, data));
+          showAlert(errorText(response.status));
         }
         return false;
       });
@@ -431,14 +432,14 @@
         body: JSON.stringify({ text: text })
       }).then(function (response) {
         if (!response.ok) {
-          return response.json().catch(function () { return {}; }).then(function (data) {
+          return response.text().catch(function () { return ""; }).then(function () {
             echo.remove();
             input.value = text;
             if (response.status === 401 || response.status === 403) {
               forgetSession();
               showAlert(S.expired);
             } else {
-              showAlert(errorText(response.status, data));
+              showAlert(errorText(response.status));
             }
           });
         }
@@ -467,7 +468,7 @@
             live.hidden = true;
             showTyping(S.working);
           } else if (name === "error" && data.error !== "assistant_unavailable") {
-            showAlert(data.detail || S.failed);
+            showAlert(S.unfinished);
           }
         }
         function pump() {
