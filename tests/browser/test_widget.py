@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import datetime
 import json
+import re
 import subprocess
 import sys
 import time
@@ -583,4 +584,28 @@ def test_widget_says_a_failure_in_the_members_language(app, browser, answer, ale
     expect(frame.locator("#alert")).to_have_text(alert)
     expect(frame.locator("#live")).to_be_hidden()
     page.screenshot(path=str(ARTIFACTS / "widget-turn-failed.png"))
+    page.close()
+
+
+def test_widget_keeps_a_pasted_message_that_is_too_long_and_says_so(app, browser):
+    """A member who pastes more than 4,000 characters is told the message is too
+    long and keeps all of it to shorten; nothing is cut off or sent."""
+    from playwright.sync_api import expect
+
+    base, _, _ = app
+    page = browser.new_page(locale="es-ES")
+    page.goto(site(base))
+    frame = open_widget(page)
+    pasted = "Mi rutina: " + "sentadillas, " * 400 + "y al final estiramientos."
+    frame.locator("#text").focus()
+    page.keyboard.insert_text(pasted)  # as a paste arrives
+
+    page.keyboard.press("Enter")
+
+    expect(frame.locator("#alert")).to_have_text(
+        re.compile(r"Tu mensaje es demasiado largo \(como máximo 4\s000 caracteres\)\.")
+    )
+    assert frame.locator("#text").input_value() == pasted
+    page.wait_for_timeout(500)  # time for a message to be sent, were it sent
+    assert frame.locator("#log li").count() == 0
     page.close()

@@ -30,7 +30,6 @@
   var refused = false;       // the identity token was refused: nothing is sent
 
   $("greeting").textContent = S.greeting;
-  input.maxLength = config.max_length;
 
   // ---- talking to the gym's page ------------------------------------------------
 
@@ -498,7 +497,9 @@
     event.preventDefault();
     var text = input.value.trim();
     if (!text || busy || refused) return;
-    if (text.length > config.max_length) {
+    // Counted as the API counts it (characters, not UTF-16 units); a longer text is
+    // kept whole for the member to shorten, never cut off as a maxlength would.
+    if (Array.from(text).length > config.max_length) {
       showAlert(S.too_long);
       return;
     }
