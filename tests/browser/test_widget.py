@@ -609,3 +609,59 @@ def test_widget_keeps_a_pasted_message_that_is_too_long_and_says_so(app, browser
     page.wait_for_timeout(500)  # time for a message to be sent, were it sent
     assert frame.locator("#log li").count() == 0
     page.close()
+
+
+def identity_token(lines: dict, member: str) -> str:
+    """A fresh identity token for a demo member, as the gym's back end signs it."""
+    import jwt
+
+    claims = {"sub": member, "aud": lines["agent"], "exp": int(time.time()) + 600}
+    return jwt.encode(claims, lines["identity secret"], algorithm="HS256")
+
+
+def test_widget_lets_a_member_write_once_the_page_signs_them_in_again(app, browser):
+    """After an expired sign-in was refused, the gym's page signs the member in
+    again with ``Gymnasia.identify``: the member can write, as that member."""
+    from playwright.sync_api import expect
+
+    base, lines, _ = app
+    page = browser.new_page(locale="es-ES")
+    page.goto(site(base, "?member=socio-1001&expired=1"))
+    frame = widget(page)
+    frame.locator("#launcher").click()
+    expect(frame.locator("#text")).to_be_disabled()
+
+    page.evaluate(
+        "token => window.Gymnasia.identify(token)", identity_token(lines, "socio-1001")
+    )
+
+    expect(frame.locator("#alert")).to_be_hidden()
+    expect(frame.locator("#text")).to_be_enabled()
+    expect(frame.locator("#send")).to_be_enabled()
+    reply = ask(frame, "¿Cómo va mi cuota?")
+    assert "Cuota mensual" in reply.inner_text()
+    page.close()
+
+
+def test_widget_keeps_the_conversation_when_the_page_renews_the_members_token(
+    app, browser
+):
+    """A page that hands over a renewed token for the same member (tokens last at
+    most an hour) keeps the member's conversation on screen and going."""
+    from playwright.sync_api import expect
+
+    base, lines, _ = app
+    page = browser.new_page(locale="es-ES")
+    page.goto(site(base, "?member=socio-1002"))
+    frame = open_widget(page)
+    ask(frame, "¿Qué clases tengo?")
+
+    page.evaluate(
+        "token => window.Gymnasia.identify(token)", identity_token(lines, "socio-1002")
+    )
+
+    page.wait_for_timeout(500)  # time for the panel to act on it
+    expect(frame.locator("#log > li")).to_have_count(2)
+    ask(frame, "¿Cómo va mi cuota?")
+    expect(frame.locator("#log > li")).to_have_count(4)
+    page.close()

@@ -55,9 +55,13 @@
     } else if (data.type === "gymnasia:identify" && parentOrigin) {
       var token = typeof data.identityToken === "string" && data.identityToken ? data.identityToken : null;
       if (token !== identityToken) {
+        // A renewed token of the same member keeps the conversation; another
+        // member, or signing out, starts a new one.
+        if (subject(token) !== subject(identityToken)) forgetSession();
         identityToken = token;
-        forgetSession();
         refused = false;
+        input.disabled = false;
+        sendButton.disabled = busy;
         clearAlert();
         if (isOpen) ensureConversation();
       }
@@ -66,6 +70,17 @@
     }
   });
   window.parent.postMessage({ type: "gymnasia:ready" }, "*");
+
+  // Who an identity token names (read, not verified: the API verifies it).
+  function subject(token) {
+    if (!token) return "";
+    try {
+      var part = token.split(".")[1].replace(/-/g, "+").replace(/_/g, "/");
+      return String(JSON.parse(atob(part + "===".slice((part.length + 3) % 4))).sub || "?");
+    } catch (error) {
+      return "?";
+    }
+  }
 
   function rememberSession() {
     tellParent({ type: "gymnasia:session", session: session });
