@@ -519,6 +519,9 @@ def test_widget_still_counts_a_reply_that_came_while_closed_after_a_reload(
     row.locator("textarea[name=reason], input[name=reason]").first.fill("Temporada")
     row.locator("form[action$='/reject'] button").click()
     expect(frame.locator("#unread")).to_have_text("1", timeout=20_000)
+    expect(frame.locator("#launcher")).to_have_attribute(
+        "aria-label", "Open the chat (1 new message)"
+    )
 
     page.reload()
 

@@ -142,7 +142,8 @@
   function showUnread() {
     unreadBadge.hidden = unread === 0;
     unreadBadge.textContent = unread ? String(unread) : "";
-    launcher.setAttribute("aria-label", unread ? S.open + " (" + unread + " " + S.unread + ")" : S.open);
+    var words = (unread === 1 ? S.unread_one : S.unread_other).replace("%(count)s", unread);
+    launcher.setAttribute("aria-label", unread ? S.open + " (" + words + ")" : S.open);
   }
 
   // ---- alerts and the typing indicator -------------------------------------------
