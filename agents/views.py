@@ -75,7 +75,10 @@ def _panel_strings(agent: Agent, language: str) -> dict[str, str]:
             "waits": gettext("Waiting for staff"),
             "not_done": gettext("Not done"),
             "not_confirmed": gettext("Not confirmed: staff will check"),
-            "unread": gettext("new messages"),
+            # The launcher's count in words (the panel fills in "%(count)s"); the
+            # panel's languages, Spanish and English, say one apart from the rest.
+            "unread_one": gettext("1 new message"),
+            "unread_other": gettext("%(count)s new messages"),
             "identity_refused": gettext(
                 "We could not confirm who you are. Sign in again on the gym's website "
                 "and reload the page."
@@ -93,6 +96,9 @@ def _panel_strings(agent: Agent, language: str) -> dict[str, str]:
             "not_found": gettext("This assistant is not available on this site."),
             "failed": gettext(
                 "The message could not be sent. Check your connection and try again."
+            ),
+            "unfinished": gettext(
+                "The assistant could not finish its reply. Please try again."
             ),
             "connection_lost": gettext(
                 "The connection was interrupted; the reply will appear here when it is ready."

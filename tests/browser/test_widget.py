@@ -6,13 +6,16 @@ from __future__ import annotations
 
 import datetime
 import json
+import re
 import subprocess
 import sys
 import time
+import urllib.request
 
 import pytest
 
 from tests.browser.chromium import ARTIFACTS, chromium_launch, needs_chromium
+from tests.browser.test_inbox import staff_inbox
 from tests.test_embedded_run import (
     ROOT,
     embedded_app_running,
@@ -415,3 +418,253 @@ def test_widget_speaks_the_members_language_once_the_conversation_starts(app, br
     expect(frame.locator("#send")).to_have_text("Enviar")
     expect(frame.locator("html")).to_have_attribute("lang", "es")
     page.context.close()
+
+
+def kept_session(page, agent: str) -> dict:
+    """The conversation the gym's page keeps for the widget (its sessionStorage)."""
+    kept = page.evaluate(f"() => sessionStorage.getItem('gymnasia-widget:{agent}')")
+    return json.loads(kept)["session"]
+
+
+def history(base: str, session: dict) -> list[dict]:
+    """The conversation's messages as the API gives them."""
+    request = urllib.request.Request(
+        f"{base}/api/v1/conversations/{session['conversation']}/messages",
+        headers={"Authorization": f"Bearer {session['token']}"},
+    )
+    with urllib.request.urlopen(request, timeout=30) as response:
+        return json.loads(response.read())["messages"]
+
+
+def test_widget_shows_an_outcome_that_arrives_just_before_the_member_writes(
+    app, browser
+):
+    """Staff approve a waiting freeze and the member writes again before the
+    widget's next look at the conversation: the approval's outcome still appears,
+    though the turn's messages, stored after it, were shown first."""
+    from playwright.sync_api import expect
+
+    base, lines, _ = app
+    context = browser.new_context(locale="es-ES")
+    context.clock.install()
+    member = context.new_page()
+    member.goto(site(base, "?member=socio-1002"))
+    frame = open_widget(member)
+    member.clock.pause_at(time.time() * 1000 + 1000)  # the widget polls no more
+    waiting = ask(frame, "Congela mi cuota en junio")
+    assert waiting.get_attribute("data-state") == "waits"
+    staff = staff_inbox(browser, base, lines)
+    row = staff.locator("tr[data-status=pending]", has_text="Congela mi cuota en junio")
+    row.locator("form[action$='/approve'] button").click()
+    session = kept_session(member, lines["agent"])
+    deadline = time.monotonic() + 60
+    while not any("congelada" in m["text"] for m in history(base, session)):
+        assert time.monotonic() < deadline, "the approved freeze was not carried out"
+        time.sleep(0.3)
+
+    frame.locator("#text").fill("¿Qué clases tengo?")
+    frame.locator("#text").press("Enter")
+    expect(
+        frame.locator("#log li", has_text="No tienes ninguna reserva")
+    ).to_have_count(1, timeout=20_000)
+    member.clock.run_for(3_100)  # the widget's next look at the conversation
+
+    outcome = frame.locator("#log li[data-role=assistant]", has_text="congelada")
+    expect(outcome).to_have_count(1, timeout=10_000)
+    assert "Cuota congelada del 2" in outcome.inner_text()
+    member.screenshot(path=str(ARTIFACTS / "widget-outcome-during-turn.png"))
+    context.close()
+    staff.close()
+
+
+def test_widget_counts_no_read_reply_as_new_after_a_reload(app, browser):
+    """A member who read the replies, closed the chat and went to another page of
+    the gym's site sees no count of new messages on the launcher."""
+    from playwright.sync_api import expect
+
+    base, _, _ = app
+    page = browser.new_context(locale="es-ES").new_page()
+    page.goto(site(base, "?member=socio-1002"))
+    frame = open_widget(page)
+    ask(frame, "¿Cuántas calorías tiene el pollo?")
+    ask(frame, "¿Qué clases tengo?")
+    frame.locator("#close").click()
+
+    page.reload()
+
+    frame = widget(page)
+    expect(frame.locator("#launcher")).to_be_visible()
+    page.wait_for_timeout(1_000)  # time for the history to load
+    expect(frame.locator("#unread")).to_be_hidden()
+    expect(frame.locator("#launcher")).to_have_attribute("aria-label", "Abrir el chat")
+    page.screenshot(path=str(ARTIFACTS / "widget-reloaded-closed.png"))
+    page.context.close()
+
+
+def test_widget_still_counts_a_reply_that_came_while_closed_after_a_reload(
+    app, browser
+):
+    """A staff answer that arrives while the chat is closed is counted on the
+    launcher, and still is on the next page of the gym's site."""
+    from playwright.sync_api import expect
+
+    base, lines, _ = app
+    page = browser.new_context(locale="en-GB").new_page()
+    page.goto(site(base, "?member=socio-1003"))
+    frame = open_widget(page)
+    ask(frame, "Freeze my membership in October")
+    frame.locator("#close").click()
+    staff = staff_inbox(browser, base, lines)
+    row = staff.locator("tr[data-status=pending]", has_text="in October")
+    row.locator("textarea[name=reason], input[name=reason]").first.fill("Temporada")
+    row.locator("form[action$='/reject'] button").click()
+    expect(frame.locator("#unread")).to_have_text("1", timeout=20_000)
+    expect(frame.locator("#launcher")).to_have_attribute(
+        "aria-label", "Open the chat (1 new message)"
+    )
+
+    page.reload()
+
+    frame = widget(page)
+    expect(frame.locator("#unread")).to_have_text("1", timeout=10_000)
+    page.context.close()
+    staff.close()
+
+
+UNFINISHED = "El asistente no ha podido terminar su respuesta. Vuelve a intentarlo."
+NOT_SENT = (
+    "No se ha podido enviar el mensaje. Comprueba tu conexión y vuelve a intentarlo."
+)
+
+
+@pytest.mark.parametrize(
+    ("answer", "alert"),
+    [
+        pytest.param(
+            {
+                "status": 200,
+                "content_type": "text/event-stream; charset=utf-8",
+                "body": sse(
+                    ("delta", {"text": "Voy a mir"}),
+                    ("error", {"error": "internal", "detail": "The turn failed."}),
+                    ("done", {}),
+                ),
+            },
+            UNFINISHED,
+            id="error-event",
+        ),
+        pytest.param(
+            {
+                "status": 400,
+                "json": {"error": "bad_request", "detail": "The body was refused."},
+            },
+            NOT_SENT,
+            id="error-answer",
+        ),
+    ],
+)
+def test_widget_says_a_failure_in_the_members_language(app, browser, answer, alert):
+    """When the turn fails, the member reads why in the panel's language, never
+    the API's detail, which is English for the gym's developers."""
+    from playwright.sync_api import expect
+
+    base, _, _ = app
+
+    def fail(route):
+        if route.request.method == "POST":
+            route.fulfill(**answer)
+        else:
+            route.fulfill(status=200, json={"messages": []})
+
+    page = browser.new_page(locale="es-ES")
+    page.route("**/api/v1/conversations/*/messages*", fail)
+    page.goto(site(base))
+    frame = open_widget(page)
+
+    frame.locator("#text").fill("hola")
+    frame.locator("#text").press("Enter")
+
+    expect(frame.locator("#alert")).to_have_text(alert)
+    expect(frame.locator("#live")).to_be_hidden()
+    page.screenshot(path=str(ARTIFACTS / "widget-turn-failed.png"))
+    page.close()
+
+
+def test_widget_keeps_a_pasted_message_that_is_too_long_and_says_so(app, browser):
+    """A member who pastes more than 4,000 characters is told the message is too
+    long and keeps all of it to shorten; nothing is cut off or sent."""
+    from playwright.sync_api import expect
+
+    base, _, _ = app
+    page = browser.new_page(locale="es-ES")
+    page.goto(site(base))
+    frame = open_widget(page)
+    pasted = "Mi rutina: " + "sentadillas, " * 400 + "y al final estiramientos."
+    frame.locator("#text").focus()
+    page.keyboard.insert_text(pasted)  # as a paste arrives
+
+    page.keyboard.press("Enter")
+
+    expect(frame.locator("#alert")).to_have_text(
+        re.compile(r"Tu mensaje es demasiado largo \(como máximo 4\s000 caracteres\)\.")
+    )
+    assert frame.locator("#text").input_value() == pasted
+    page.wait_for_timeout(500)  # time for a message to be sent, were it sent
+    assert frame.locator("#log li").count() == 0
+    page.close()
+
+
+def identity_token(lines: dict, member: str) -> str:
+    """A fresh identity token for a demo member, as the gym's back end signs it."""
+    import jwt
+
+    claims = {"sub": member, "aud": lines["agent"], "exp": int(time.time()) + 600}
+    return jwt.encode(claims, lines["identity secret"], algorithm="HS256")
+
+
+def test_widget_lets_a_member_write_once_the_page_signs_them_in_again(app, browser):
+    """After an expired sign-in was refused, the gym's page signs the member in
+    again with ``Gymnasia.identify``: the member can write, as that member."""
+    from playwright.sync_api import expect
+
+    base, lines, _ = app
+    page = browser.new_page(locale="es-ES")
+    page.goto(site(base, "?member=socio-1001&expired=1"))
+    frame = widget(page)
+    frame.locator("#launcher").click()
+    expect(frame.locator("#text")).to_be_disabled()
+
+    page.evaluate(
+        "token => window.Gymnasia.identify(token)", identity_token(lines, "socio-1001")
+    )
+
+    expect(frame.locator("#alert")).to_be_hidden()
+    expect(frame.locator("#text")).to_be_enabled()
+    expect(frame.locator("#send")).to_be_enabled()
+    reply = ask(frame, "¿Cómo va mi cuota?")
+    assert "Cuota mensual" in reply.inner_text()
+    page.close()
+
+
+def test_widget_keeps_the_conversation_when_the_page_renews_the_members_token(
+    app, browser
+):
+    """A page that hands over a renewed token for the same member (tokens last at
+    most an hour) keeps the member's conversation on screen and going."""
+    from playwright.sync_api import expect
+
+    base, lines, _ = app
+    page = browser.new_page(locale="es-ES")
+    page.goto(site(base, "?member=socio-1002"))
+    frame = open_widget(page)
+    ask(frame, "¿Qué clases tengo?")
+
+    page.evaluate(
+        "token => window.Gymnasia.identify(token)", identity_token(lines, "socio-1002")
+    )
+
+    page.wait_for_timeout(500)  # time for the panel to act on it
+    expect(frame.locator("#log > li")).to_have_count(2)
+    ask(frame, "¿Cómo va mi cuota?")
+    expect(frame.locator("#log > li")).to_have_count(4)
+    page.close()

@@ -19,9 +19,10 @@
 
   var parentOrigin = null;   // the gym's page, learned from its first message
   var identityToken = null;  // the gym's signed statement of who the member is
-  var session = null;        // {conversation, token, expires_at, member}
+  var session = null;        // {conversation, token, expires_at, member, seen}
   var shown = {};            // message ids already in the log
-  var lastId = null;         // the newest message shown, for ?after=
+  var count = 0;             // how many messages are in the log
+  var lastId = null;         // the newest message read from the history, for ?after=
   var busy = false;          // a turn is streaming (polling waits)
   var isOpen = false;
   var unread = 0;
@@ -29,7 +30,6 @@
   var refused = false;       // the identity token was refused: nothing is sent
 
   $("greeting").textContent = S.greeting;
-  input.maxLength = config.max_length;
 
   // ---- talking to the gym's page ------------------------------------------------
 
@@ -55,9 +55,13 @@
     } else if (data.type === "gymnasia:identify" && parentOrigin) {
       var token = typeof data.identityToken === "string" && data.identityToken ? data.identityToken : null;
       if (token !== identityToken) {
+        // A renewed token of the same member keeps the conversation; another
+        // member, or signing out, starts a new one.
+        if (subject(token) !== subject(identityToken)) forgetSession();
         identityToken = token;
-        forgetSession();
         refused = false;
+        input.disabled = false;
+        sendButton.disabled = busy;
         clearAlert();
         if (isOpen) ensureConversation();
       }
@@ -67,6 +71,17 @@
   });
   window.parent.postMessage({ type: "gymnasia:ready" }, "*");
 
+  // Who an identity token names (read, not verified: the API verifies it).
+  function subject(token) {
+    if (!token) return "";
+    try {
+      var part = token.split(".")[1].replace(/-/g, "+").replace(/_/g, "/");
+      return String(JSON.parse(atob(part + "===".slice((part.length + 3) % 4))).sub || "?");
+    } catch (error) {
+      return "?";
+    }
+  }
+
   function rememberSession() {
     tellParent({ type: "gymnasia:session", session: session });
   }
@@ -74,6 +89,7 @@
   function forgetSession() {
     session = null;
     shown = {};
+    count = 0;
     lastId = null;
     while (log.firstChild) log.removeChild(log.firstChild);
     speak(config.language);
@@ -108,6 +124,7 @@
     if (open) {
       unread = 0;
       showUnread();
+      markSeen();
       scrollDown();
       if (moveFocus) input.focus();
       ensureConversation();
@@ -125,7 +142,8 @@
   function showUnread() {
     unreadBadge.hidden = unread === 0;
     unreadBadge.textContent = unread ? String(unread) : "";
-    launcher.setAttribute("aria-label", unread ? S.open + " (" + unread + " " + S.unread + ")" : S.open);
+    var words = (unread === 1 ? S.unread_one : S.unread_other).replace("%(count)s", unread);
+    launcher.setAttribute("aria-label", unread ? S.open + " (" + words + ")" : S.open);
   }
 
   // ---- alerts and the typing indicator -------------------------------------------
@@ -215,6 +233,14 @@
 
   // ---- messages ----------------------------------------------------------------------
 
+  // How many of the conversation's messages the member has had in front of them,
+  // kept with the session: after a reload, only the ones after them are new.
+  function markSeen() {
+    if (!session || session.seen === count) return;
+    session.seen = count;
+    rememberSession();
+  }
+
   // The state a message shows: the fixed sentences of R10 lead an assistant's reply
   // when a request waits for staff, was not done, or could not be confirmed.
   function stateOf(message) {
@@ -265,16 +291,18 @@
   function addMessage(message, replacing) {
     if (shown[message.id]) return;
     shown[message.id] = true;
-    lastId = message.id;
+    count += 1;
     var element = messageElement(message);
     if (replacing && replacing.parentNode) {
       log.replaceChild(element, replacing);
     } else {
       log.appendChild(element);
-      if (!isOpen && message.role !== "member") {
-        unread += 1;
-        showUnread();
-      }
+    }
+    if (isOpen) {
+      markSeen();
+    } else if (message.role !== "member" && count > session.seen) {
+      unread += 1;
+      showUnread();
     }
     scrollDown();
   }
@@ -288,11 +316,12 @@
     return result;
   }
 
-  function errorText(status, body) {
+  // The API's details are English for developers: the member reads the panel's words.
+  function errorText(status) {
     if (status === 429) return S.rate_limited;
     if (status === 413) return S.too_long;
     if (status === 404) return S.not_found;
-    return (body && body.detail) || S.failed;
+    return S.failed;
   }
 
   var starting = null;
@@ -309,6 +338,7 @@
       return response.json().catch(function () { return {}; }).then(function (data) {
         if (response.status === 201) {
           session = data;
+          session.seen = 0;
           session.language = response.headers.get("Content-Language") || config.language;
           speak(session.language);
           rememberSession();
@@ -320,7 +350,7 @@
           sendButton.disabled = true;
           showAlert(S.identity_refused);
         } else {
-          showAlert(errorText(response.status, data));
+          showAlert(errorText(response.status));
         }
         return false;
       });
@@ -351,7 +381,12 @@
       if (!response.ok) return true;
       return response.json().then(function (data) {
         if (asked !== session || busy) return true;
-        (data.messages || []).forEach(function (message) { addMessage(message); });
+        // Only the history moves the cursor: a turn's streamed messages may come
+        // after others added meanwhile (an approval's outcome), not yet read.
+        (data.messages || []).forEach(function (message) {
+          addMessage(message);
+          lastId = message.id;
+        });
         return true;
       });
     }).catch(function () { return true; });
@@ -412,14 +447,14 @@
         body: JSON.stringify({ text: text })
       }).then(function (response) {
         if (!response.ok) {
-          return response.json().catch(function () { return {}; }).then(function (data) {
+          return response.text().catch(function () { return ""; }).then(function () {
             echo.remove();
             input.value = text;
             if (response.status === 401 || response.status === 403) {
               forgetSession();
               showAlert(S.expired);
             } else {
-              showAlert(errorText(response.status, data));
+              showAlert(errorText(response.status));
             }
           });
         }
@@ -448,7 +483,7 @@
             live.hidden = true;
             showTyping(S.working);
           } else if (name === "error" && data.error !== "assistant_unavailable") {
-            showAlert(data.detail || S.failed);
+            showAlert(S.unfinished);
           }
         }
         function pump() {
@@ -478,7 +513,9 @@
     event.preventDefault();
     var text = input.value.trim();
     if (!text || busy || refused) return;
-    if (text.length > config.max_length) {
+    // Counted as the API counts it (characters, not UTF-16 units); a longer text is
+    // kept whole for the member to shorten, never cut off as a maxlength would.
+    if (Array.from(text).length > config.max_length) {
       showAlert(S.too_long);
       return;
     }
