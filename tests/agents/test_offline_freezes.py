@@ -10,6 +10,7 @@ import pytest
 from agents.providers.offline.periods import period_named, period_of_a_length
 from agents.verdict import SENTENCES
 from approvals.models import PendingAction
+from approvals.services import pending_action_approve, pending_action_execute
 from gymnasia.gyms.selectors import business_today
 from gymnasia.memberships.models import MembershipFreeze
 from gymnasia.text import fold
@@ -18,6 +19,7 @@ from tests.agents.offline_kit import (
     member_conversation,
     reply_to,
 )
+from tests.factories import StaffRoleFactory
 from tools.models import ToolCallLog
 
 pytestmark = pytest.mark.django_db
@@ -424,3 +426,50 @@ def test_days_given_without_any_month_said_are_asked_their_month(
         "start": f"{year}-{month:02d}-03",
         "end": f"{year}-{month:02d}-17",
     }
+
+
+@pytest.mark.parametrize(
+    ("sub", "asked", "agreed", "thanks", "told"),
+    [
+        (
+            "socio-1001",
+            "¿Puedo congelar la cuota en marzo?",
+            "Sí",
+            "gracias",
+            "Cuota congelada del {year}-03-01 al {year}-03-31.",
+        ),
+        (
+            "socio-1003",
+            "Can I freeze my membership in March?",
+            "yes please",
+            "thanks!",
+            "Membership frozen from {year}-03-01 to {year}-03-31.",
+        ),
+    ],
+)
+def test_a_freeze_agreed_to_then_thanked_for_is_told_done_once_approved(
+    client, agent, sub, asked, agreed, thanks, told
+):
+    """The request staff approve is told from its result, though she said yes to
+    it and thanked since: the write-up reads the turn that asked, not her last
+    message."""
+    started = start(client, agent, identity_token=identity(agent, sub=sub))
+    year = business_today(business=agent.business).year + 1
+    send(client, started, asked)
+    send(client, started, agreed)
+    thanked = send(client, started, thanks).json()["messages"][-1]
+    action = PendingAction.objects.get()
+    staff = StaffRoleFactory(business=agent.business, role="staff").user
+
+    pending_action_approve(action_id=action.pk, user=staff)
+    pending_action_execute(action_id=action.pk)
+
+    data = started.json()
+    [outcome] = client.get(
+        f"/api/v1/conversations/{data['conversation']}/messages",
+        {"after": thanked["id"]},
+        headers={"Authorization": f"Bearer {data['token']}"},
+    ).json()["messages"]
+    assert outcome["role"] == "assistant"
+    assert outcome["text"] == told.format(year=year)
+    assert MembershipFreeze.objects.count() == 1

@@ -84,6 +84,34 @@ def test_an_approved_and_verified_request_is_told_done(asked):
     )
 
 
+@pytest.mark.parametrize(
+    "meanwhile", [["gracias"], ["gracias", "¿qué clases hay hoy?"]]
+)
+def test_an_approved_request_is_told_done_after_she_wrote_meanwhile(
+    asked, client, meanwhile
+):
+    """The demo model writes up the request staff reviewed, not an answer to what
+    she wrote while it waited ("gracias" once had the reviewed freeze told as
+    "¡De nada!", or as nothing it could look up)."""
+    action, staff, later = asked
+    conversation = Conversation.objects.get()
+    for text in meanwhile:
+        async_to_sync(turn_run)(
+            Conversation.objects.select_related("agent", "business", "member").get(
+                pk=conversation.pk
+            ),
+            text,
+        )
+    pending_action_approve(action_id=action.pk, user=staff)
+    pending_action_execute(action_id=action.pk)
+    message = later()[-1]
+    freeze = MembershipFreeze.objects.get()
+    assert message["role"] == "assistant"
+    assert message["text"] == (
+        f"Cuota congelada del {freeze.start.isoformat()} al {freeze.end.isoformat()}."
+    )
+
+
 def test_a_rejection_is_told_with_the_reason(asked):
     action, staff, later = asked
     pending_action_reject(action_id=action.pk, user=staff, reason="en agosto cerramos")

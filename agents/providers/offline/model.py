@@ -117,7 +117,7 @@ class OfflineProvider(
         yield StepDone(text=text, tool_calls=tuple(calls))
 
     def respond(self, request: ModelRequest) -> tuple[str, list[ToolCall]]:
-        heard = _heard(request.history)
+        heard = _heard(_as_if_answered_then(request.history))
         results, earlier, before = heard.results, heard.earlier, heard.before
         message, previous = heard.message, heard.previous
         offered = {spec.name for spec in request.tools}
@@ -360,6 +360,37 @@ class OfflineProvider(
         if "get_meal_diary" in before:
             return self._diary(said, results, offered, again=True)
         return None
+
+
+def _as_if_answered_then(history: tuple[Any, ...]) -> tuple[Any, ...]:
+    """The history, read as the turn that asked would have read it had the result
+    come then, when it ends in a request staff reviewed: its call and result come
+    after the reply to her last message ("gracias", say, written while it waited),
+    and are what is to be told, not an answer to that message. The turn that
+    asked is the last whose call of that tool waited for approval."""
+    if len(history) < 3 or not isinstance(history[-1], ToolResults):
+        return history
+    step, reply = history[-2], history[-3]
+    if not (
+        isinstance(step, AssistantStep)
+        and isinstance(reply, AssistantStep)
+        and not reply.tool_calls
+    ):
+        return history
+    tools = {call.name for call in step.tool_calls}
+    names: dict[str, str] = {}
+    for index in range(len(history) - 3, -1, -1):
+        item = history[index]
+        if isinstance(item, AssistantStep):
+            names.update({call.id: call.name for call in item.tool_calls})
+    for index in range(len(history) - 4, -1, -1):
+        item = history[index]
+        if isinstance(item, ToolResults) and any(
+            names.get(result.call_id) in tools and result.status == "pending_approval"
+            for result in item.results
+        ):
+            return (*history[: index + 1], *history[-2:])
+    return history
 
 
 class Heard(NamedTuple):
