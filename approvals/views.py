@@ -20,6 +20,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import HttpResponseClientRedirect
 from django_htmx.middleware import HtmxDetails
@@ -238,7 +239,13 @@ def approve_selected(request: HtmxHttpRequest) -> HttpResponse:
             approved += 1
         except (NotFound, Conflict):
             continue
-    messages.success(request, _("%(count)s requests approved.") % {"count": approved})
+    messages.success(
+        request,
+        ngettext(
+            "%(count)s request approved.", "%(count)s requests approved.", approved
+        )
+        % {"count": approved},
+    )
     return redirect("approvals:inbox")
 
 

@@ -147,6 +147,33 @@ def test_approve_selected(staff_client, world):
     assert set(PendingAction.objects.values_list("status", flat=True)) == {"approved"}
 
 
+@pytest.mark.parametrize(
+    ("requests", "told"),
+    [(1, "1 solicitud aprobada."), (2, "2 solicitudes aprobadas.")],
+    ids=["one", "two"],
+)
+def test_approving_selected_requests_says_how_many_in_the_staffs_language(
+    staff_client, world, requests, told
+):
+    """One request approved reads "1 solicitud aprobada.", in the singular (it
+    read "1 solicitudes aprobadas.")."""
+    # given pending requests
+    actions = [
+        request_freeze(world, 10 * n, 10 * n + 2) for n in range(1, 1 + requests)
+    ]
+
+    # when Spanish staff approve them all at once
+    response = staff_client.post(
+        "/inbox/approve-selected",
+        {"ids": [a.pk for a in actions]},
+        headers={"Accept-Language": "es"},
+        follow=True,
+    )
+
+    # then the page says how many, in the right number
+    assert told in response.content.decode()
+
+
 def test_another_gyms_request_is_not_found(staff_client, row_counts):
     other = request_freeze(build_world())
     before = row_counts()
