@@ -24,7 +24,7 @@ from gymnasia.gyms.models import Member
 from gymnasia.text import choice_labels
 from tools.crypto import encrypt, masked
 from tools.models import AgentToolSetting, ToolCallLog
-from tools.presentation import call_steps_described
+from tools.presentation import call_outcome_described, call_steps_described
 from tools.registry import published_registry
 from tools.selection import REASONS, ToolPolicy, default_mode, offered_tools
 
@@ -386,10 +386,12 @@ def _tool_call_html(call: dict[str, Any], log: ToolCallLog | None) -> SafeString
     pending = getattr(log, "pending_action", None) if log.gated else None
     handoffs = ", ".join(str(h.pk) for h in log.handoffs.all())
     steps = " → ".join(call_steps_described(log.steps, times=True))
+    outcome = call_outcome_described(status=log.status, verification=log.verification)
     return format_html(
         '<div class="tool-call" data-call="{}"><code>{}</code> <code>{}</code>'
         "<ul><li>{}: {}</li><li>{}: {}</li><li>{}: {}</li><li>{}: {}</li>"
-        "<li>{}: <strong>{}</strong> / {}</li><li>{}: {}</li><li>{}: {}</li>"
+        '<li>{}: <strong title="{}">{}</strong> / <span title="{}">{}</span></li>'
+        "<li>{}: {}</li><li>{}: {}</li>"
         "<li>{}: {} · {} ms</li></ul></div>",
         log.provider_call_id,
         log.tool_name,
@@ -403,8 +405,10 @@ def _tool_call_html(call: dict[str, Any], log: ToolCallLog | None) -> SafeString
         gettext("gated"),
         (f"{gettext('yes')} ({pending.pk})" if pending else gettext("no")),
         gettext("outcome"),
-        log.status,
-        log.verification or "—",
+        outcome.status,
+        outcome.status_label,
+        outcome.verification,
+        outcome.verification_label,
         gettext("handoff"),
         handoffs or "—",
         gettext("attempts"),

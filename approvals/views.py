@@ -46,7 +46,11 @@ from gymnasia.errors import Conflict, InvalidValue, NotFound
 from gymnasia.gyms.models import StaffRole
 from gymnasia.text import choice_labels
 from tools.models import Handoff
-from tools.presentation import arguments_described, call_steps_described
+from tools.presentation import (
+    arguments_described,
+    call_outcome_described,
+    call_steps_described,
+)
 from tools.registry import published_registry
 from tools.services import NOTE_MAX, handoff_resolve
 
@@ -109,6 +113,11 @@ def _rows(actions: list[PendingAction]) -> list[dict[str, Any]]:
             "title": tool_title(a.tool_name),
             "excerpt": excerpts[a.conversation_key, a.tool_call.message_key],
             "steps": call_steps_described(a.tool_call.steps),
+            "execution": call_outcome_described(
+                status=a.execution.status, verification=a.execution.verification
+            )
+            if a.execution
+            else None,
             "fields": _argument_fields(a),
         }
         for a in actions

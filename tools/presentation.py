@@ -7,6 +7,7 @@ in them, for members."""
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from django.utils.translation import gettext as _
@@ -36,6 +37,78 @@ LATER_STEPS = {
 }
 
 
+#: The statuses of a call's result (``tools.types``), as staff read them.
+STATUS_LABELS = {
+    "ok": gettext_lazy("done"),
+    "no_results": gettext_lazy("nothing matched"),
+    "not_found": gettext_lazy("not found"),
+    "invalid_arguments": gettext_lazy("invalid arguments"),
+    "unknown_tool": gettext_lazy("unknown tool"),
+    "unavailable": gettext_lazy("service unavailable"),
+    "failed": gettext_lazy("failed"),
+    "unknown_outcome": gettext_lazy("outcome unknown"),
+    "duplicate": gettext_lazy("repeat of an earlier call"),
+    "pending_approval": gettext_lazy("waiting for approval"),
+    "executing": gettext_lazy("running"),
+}
+
+#: The ``verification`` of a write's result, as staff read it.
+VERIFICATION_LABELS = {
+    "verified": gettext_lazy("verified"),
+    "not_applied": gettext_lazy("not applied"),
+    "unverifiable": gettext_lazy("could not be checked"),
+}
+
+#: Why an attempt or a check did not go through: the words the harness records
+#: (``tools.execution``) and the integrations' errors, by name.
+ERROR_LABELS = {
+    "refused": gettext_lazy("the gym's rules do not allow it"),
+    "not_found": gettext_lazy("not found"),
+    "unavailable": gettext_lazy("service unavailable"),
+    "IntegrationUnavailable": gettext_lazy("service unavailable"),
+    "NotDelivered": gettext_lazy("it did not reach the service"),
+    "OutcomeUnknown": gettext_lazy("no answer"),
+    "IntegrationFailed": gettext_lazy("the service refused it"),
+}
+
+
+def call_status_label(status: str) -> str:
+    """A result's status in words; one this code does not know, as recorded."""
+    return str(STATUS_LABELS.get(status, status))
+
+
+def verification_label(verification: str) -> str:
+    """A write's verification in words; one this code does not know, as recorded."""
+    return str(VERIFICATION_LABELS.get(verification, verification))
+
+
+def error_label(error: str) -> str:
+    """Why an attempt did not go through, in words; any other error is a fault
+    of the program, named by its exception."""
+    if error in ERROR_LABELS:
+        return str(ERROR_LABELS[error])
+    return _("a fault in the program: %(error)s") % {"error": error}
+
+
+@dataclass(frozen=True)
+class CallOutcome:
+    """How a call ended, as recorded and in words ("—" for no verification)."""
+
+    status: str
+    status_label: str
+    verification: str
+    verification_label: str
+
+
+def call_outcome_described(*, status: str, verification: str) -> CallOutcome:
+    return CallOutcome(
+        status=status,
+        status_label=call_status_label(status),
+        verification=verification,
+        verification_label=verification_label(verification) if verification else "—",
+    )
+
+
 def argument_label(name: str) -> str:
     """An argument's name in words, in the active language."""
     return str(ARGUMENT_LABELS.get(name, name))
@@ -60,7 +133,7 @@ def call_step_described(step: Mapping[str, Any]) -> str:
     if name == "checked":
         if "error" in step:
             return _("checked before approval: cannot be done (%(error)s)") % {
-                "error": step["error"]
+                "error": error_label(str(step["error"]))
             }
         return _("checked before approval: can be done")
     if name == "gated":
@@ -69,12 +142,14 @@ def call_step_described(step: Mapping[str, Any]) -> str:
         if "error" in step:
             return _("attempt %(number)s failed (%(error)s)") % {
                 "number": step.get("number"),
-                "error": step["error"],
+                "error": error_label(str(step["error"])),
             }
-        return _("ran (%(status)s)") % {"status": step.get("status")}
+        return _("ran (%(status)s)") % {
+            "status": call_status_label(str(step.get("status")))
+        }
     if name == "verified":
         return _("looked again: %(verification)s") % {
-            "verification": step.get("verification")
+            "verification": verification_label(str(step.get("verification")))
         }
     if name == "handoff":
         return _("handed to staff")

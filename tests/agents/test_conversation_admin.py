@@ -83,6 +83,36 @@ def test_the_timeline_names_who_said_each_line_in_the_readers_language(client, s
     assert "<strong>Model step</strong>" in english
 
 
+def test_the_timeline_says_each_calls_outcome_in_the_readers_language(client, seeded):
+    """Spanish staff read a call's outcome and steps in words, with the recorded
+    codes in a title (they read "ok / verified" and "ejecutada (ok)")."""
+    # given a conversation with a class booked and a freeze waiting for staff
+    conversation, lines = seeded
+    _login(client, lines, "staff")
+
+    # when Spanish staff open it
+    page = client.get(
+        f"/admin/agents/conversation/{conversation.pk}/change/",
+        headers={"Accept-Language": "es"},
+    ).content.decode()
+
+    # then each outcome and step reads in Spanish
+    assert (
+        'resultado: <strong title="ok">hecho</strong> / '
+        '<span title="verified">verificado</span>'
+    ) in page
+    assert (
+        'resultado: <strong title="pending_approval">esperando aprobación</strong> / '
+        '<span title="not_applied">no aplicado</span>'
+    ) in page
+    assert re.search(
+        r"ejecutada \(hecho\) \([\d.]+ ms\) → comprobada de nuevo: "
+        r"verificado \(",
+        page,
+    )
+    assert "ok / verified" not in page
+
+
 def test_the_timeline_shows_steps_recorded_after_the_call(client, seeded, settings):
     """A call settled by staff, or handed over by the sweep, still shows, with
     what was recorded after it."""
@@ -138,11 +168,11 @@ def test_an_approved_request_keeps_its_call_under_the_step_that_asked(
     page = client.get(f"/admin/agents/conversation/{conversation.pk}/change/")
 
     step = _message_html(page.content.decode(), action.tool_call.message_key)
-    step = re.sub(r"</?(li|strong)>", "", step)
+    step = re.sub(r"<[^>]+>", "", step)
     assert f"gated: yes ({action.pk})" in step
-    assert "outcome: pending_approval / not_applied" in step
-    assert "outcome: ok / verified" in step
-    assert step.index("pending_approval") < step.index("outcome: ok")
+    assert "outcome: waiting for approval / not applied" in step
+    assert "outcome: done / verified" in step
+    assert step.index("outcome: waiting for approval") < step.index("outcome: done")
 
 
 def test_a_call_recorded_without_a_duration_shows_none_taken(client, seeded, settings):

@@ -6,6 +6,7 @@ import pytest
 from django.test import Client
 
 from approvals.models import PendingAction
+from approvals.services import pending_action_approve, pending_action_execute
 from tests.approvals.test_pending_actions import request_freeze
 from tests.factories import BusinessFactory, StaffRoleFactory
 from tests.tools.world import build_world
@@ -326,3 +327,30 @@ def test_the_inbox_lists_a_request_whose_member_was_deleted(staff_client, world)
     assert response.status_code == 200
     row = response.content.decode().split(f'id="action-{action.pk}"', 1)[1]
     assert "<td>anonymous visitor</td>" in row.split("</tr>", 1)[0]
+
+
+def _row(page: str, action: PendingAction) -> str:
+    """The inbox's row of one request."""
+    return page.split(f'id="action-{action.pk}"', 1)[1].split("</tr>", 1)[0]
+
+
+def test_an_executed_requests_outcome_reads_in_the_staffs_language(staff_client, world):
+    """Spanish staff read how an approved request ran in words, "hecho /
+    verificado", with the recorded codes kept for the curious in a title (it
+    read "ok / verified")."""
+    # given a request approved and executed
+    action = request_freeze(world)
+    staff = StaffRoleFactory(business=world.business, role="staff").user
+    pending_action_approve(action_id=action.pk, user=staff)
+    assert pending_action_execute(action_id=action.pk) == "succeeded"
+
+    # when Spanish staff list the requests done
+    page = staff_client.get(
+        "/inbox/?status=succeeded", headers={"Accept-Language": "es"}
+    ).content.decode()
+
+    # then its execution reads in Spanish words
+    row = _row(page, action)
+    assert 'ejecución: <span title="ok">hecho</span>' in row
+    assert '<span title="verified">verificado</span>' in row
+    assert "ok / verified" not in row

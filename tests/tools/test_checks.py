@@ -361,12 +361,13 @@ def test_the_check_step_reads_in_words():
     with translation.override("en"):
         assert call_steps_described(steps) == [
             "checked before approval: can be done",
-            "checked before approval: cannot be done (refused)",
+            "checked before approval: cannot be done (the gym's rules do not allow it)",
         ]
     with translation.override("es"):
         assert call_steps_described(steps) == [
             "comprobado antes de aprobar: se puede hacer",
-            "comprobado antes de aprobar: no se puede hacer (refused)",
+            "comprobado antes de aprobar: no se puede hacer (las reglas del gimnasio "
+            "no lo permiten)",
         ]
 
 

@@ -28,14 +28,33 @@ from tools.presentation import (
         ({"step": "gated", "pending_action": "1"}, "waits for approval", None),
         (
             {"step": "attempt", "number": 2, "error": "OutcomeUnknown"},
-            "attempt 2 failed (OutcomeUnknown)",
-            "el intento 2 falló (OutcomeUnknown)",
+            "attempt 2 failed (no answer)",
+            "el intento 2 falló (sin respuesta)",
         ),
-        ({"step": "attempt", "number": 1, "status": "ok"}, "ran (ok)", None),
+        (
+            {"step": "attempt", "number": 1, "error": "KeyError"},
+            "attempt 1 failed (a fault in the program: KeyError)",
+            "el intento 1 falló (un fallo del programa: KeyError)",
+        ),
+        (
+            {"step": "attempt", "number": 1, "status": "ok"},
+            "ran (done)",
+            "ejecutada (hecho)",
+        ),
+        (
+            {"step": "attempt", "number": 1, "status": "something new"},
+            "ran (something new)",
+            "ejecutada (something new)",
+        ),
         (
             {"step": "verified", "verification": "verified"},
             "looked again: verified",
-            None,
+            "comprobada de nuevo: verificado",
+        ),
+        (
+            {"step": "verified", "verification": "unverifiable"},
+            "looked again: could not be checked",
+            "comprobada de nuevo: no se pudo comprobar",
         ),
         ({"step": "settled by staff", "resolution": "done"}, "settled by staff", None),
         ({"step": "something new"}, "something new", "something new"),
@@ -90,7 +109,7 @@ def test_a_tool_calls_admin_page_says_its_steps_in_words(client, world, settings
 
     assert page.status_code == 200
     assert re.search(
-        r"offered \([\d.]+ ms\) → arguments valid \([\d.]+ ms\) → ran \(ok\)",
+        r"offered \([\d.]+ ms\) → arguments valid \([\d.]+ ms\) → ran \(done\)",
         page.content.decode(),
     )
 
