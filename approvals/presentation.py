@@ -1,7 +1,9 @@
-"""How the inbox names tools for staff: in plain words, not function names."""
+"""How the inbox reads for staff: tools and decisions in plain words, not the
+names and codes recorded."""
 
 from __future__ import annotations
 
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 TOOL_TITLES = {
@@ -17,3 +19,16 @@ TOOL_TITLES = {
 
 def tool_title(name: str) -> str:
     return str(TOOL_TITLES.get(name, name))
+
+
+#: What a correction records as the decision's reason of the request it
+#: superseded: a code, not words for staff.
+CORRECTED = "corrected"
+
+
+def decision_reason_described(*, status: str, reason: str) -> str:
+    """A decision's reason as staff read it: the words staff wrote, or for a
+    request a correction superseded (which records a code), what became of it."""
+    if status == "superseded" and reason == CORRECTED:
+        return gettext("corrected into a new request")
+    return reason

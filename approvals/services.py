@@ -24,7 +24,7 @@ from django.utils.translation import gettext as _
 
 from agents.outcomes import INTERRUPTED, conversation_outcome_post
 from approvals.models import PendingAction, PendingActionEvent
-from approvals.presentation import TOOL_TITLES
+from approvals.presentation import CORRECTED, TOOL_TITLES
 from gymnasia.errors import Conflict, InvalidValue, NotFound
 from gymnasia.gyms.models import StaffRole
 from gymnasia.text import text_checked_storable
@@ -251,7 +251,7 @@ def _superseded(
             status=Status.SUPERSEDED,
             decided_by=user,
             decided_at=now,
-            decision_reason="corrected",
+            decision_reason=CORRECTED,
         ):
             return None
         original = action.tool_call

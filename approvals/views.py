@@ -29,7 +29,11 @@ from agents.conversations import conversation_excerpts
 from agents.models import Message
 from agents.outcomes import conversation_handoff_settled
 from approvals.models import PendingAction
-from approvals.presentation import TOOL_TITLES, tool_title
+from approvals.presentation import (
+    TOOL_TITLES,
+    decision_reason_described,
+    tool_title,
+)
 from approvals.selectors import (
     handoffs_for_staff,
     pending_actions_for_staff,
@@ -110,6 +114,9 @@ def _rows(actions: list[PendingAction]) -> list[dict[str, Any]]:
         {
             "action": a,
             "status": statuses[a.status],
+            "reason": decision_reason_described(
+                status=a.status, reason=a.decision_reason
+            ),
             "title": tool_title(a.tool_name),
             "excerpt": excerpts[a.conversation_key, a.tool_call.message_key],
             "steps": call_steps_described(a.tool_call.steps),

@@ -109,6 +109,32 @@ def test_the_inbox_form_corrects(client, world, staff):
     assert corrected.arguments == {"start": world.day(11), "end": world.day(15)}
 
 
+def test_a_corrected_request_says_so_in_the_staffs_language(client, world, staff):
+    """The request a correction superseded reads "corregida en una nueva
+    solicitud" under who corrected it (it read the recorded code, "corrected");
+    a reason staff wrote for a rejection is shown as they wrote it."""
+    # given a request corrected by staff, and another one rejected with a reason
+    original = request_freeze(world, 10, 19)
+    client.force_login(staff)
+    client.post(
+        f"/inbox/{original.pk}/correct", {"start": world.day(11), "end": world.day(15)}
+    )
+    rejected = request_freeze(world, 30, 35, conversation="conversation-2")
+    client.post(f"/inbox/{rejected.pk}/reject", {"reason": "Cerrado en agosto"})
+
+    # when Spanish staff list every request
+    page = client.get(
+        "/inbox/?status=", headers={"Accept-Language": "es"}
+    ).content.decode()
+
+    # then the superseded one says it was corrected, in words
+    superseded = page.split(f'id="action-{original.pk}"', 1)[1].split("</tr>")[0]
+    assert f"{staff}: corregida en una nueva solicitud</small>" in superseded
+    assert "corrected" not in superseded
+    told = page.split(f'id="action-{rejected.pk}"', 1)[1].split("</tr>")[0]
+    assert f"{staff}: Cerrado en agosto</small>" in told
+
+
 @pytest.mark.parametrize(
     ("start", "end", "refusal"),
     [
