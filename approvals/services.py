@@ -24,7 +24,7 @@ from django.utils.translation import gettext as _
 
 from agents.outcomes import INTERRUPTED, conversation_outcome_post
 from approvals.models import PendingAction, PendingActionEvent
-from approvals.presentation import CORRECTED, TOOL_TITLES
+from approvals.presentation import CORRECTED
 from gymnasia.errors import Conflict, InvalidValue, NotFound
 from gymnasia.gyms.models import StaffRole
 from gymnasia.text import text_checked_storable
@@ -37,7 +37,8 @@ from tools.execution import (
     write_checked,
 )
 from tools.integrations.errors import IntegrationError
-from tools.models import ToolCallLog
+from tools.models import Handoff, ToolCallLog
+from tools.presentation import TOOL_TITLES
 from tools.registry import published_registry
 from tools.selection import ToolPolicy
 from tools.services import handoff_create, tool_call_interrupted_hand_over
@@ -371,12 +372,8 @@ def _unknown_after_redelivery(action_id: Any) -> None:
             business=action.business,
             member=action.member,
             conversation_key=action.conversation_key,
-            reason=f"Could not confirm the approved {action.tool_name}.",
+            cause=Handoff.Cause.WORKER_STOPPED,
             tried={"tool": action.tool_name, "arguments": action.arguments},
-            known=(
-                "The approved action started and its worker stopped before recording "
-                "the outcome; it may or may not have been done."
-            ),
             tool_call=action.execution,
         )
         action.status = Status.UNKNOWN

@@ -29,11 +29,7 @@ from agents.conversations import conversation_excerpts
 from agents.models import Message
 from agents.outcomes import conversation_handoff_settled
 from approvals.models import PendingAction
-from approvals.presentation import (
-    TOOL_TITLES,
-    decision_reason_described,
-    tool_title,
-)
+from approvals.presentation import decision_reason_described
 from approvals.selectors import (
     handoffs_for_staff,
     pending_actions_for_staff,
@@ -51,9 +47,12 @@ from gymnasia.gyms.models import StaffRole
 from gymnasia.text import choice_labels
 from tools.models import Handoff
 from tools.presentation import (
+    TOOL_TITLES,
     arguments_described,
     call_outcome_described,
     call_steps_described,
+    handoff_described,
+    tool_title,
 )
 from tools.registry import published_registry
 from tools.services import NOTE_MAX, handoff_resolve
@@ -279,6 +278,7 @@ def handoffs(request: HtmxHttpRequest) -> HttpResponse:
         "rows": [
             {
                 "handoff": h,
+                "described": handoff_described(h),
                 "excerpt": excerpts[_turn_of(h)],
                 "step": _turn_of(h)[1],
                 "arguments": arguments_described(h.tried.get("arguments") or {}),

@@ -14,7 +14,7 @@ from django.utils.translation import gettext_lazy as _
 from gymnasia.gyms.admin import BusinessScopedAdmin, SameBusinessForm
 from tools.integrations.stripe import DEFAULT_BASE_URL, DEFAULT_TIMEOUT_SECONDS
 from tools.models import Handoff, Integration, ToolCallLog
-from tools.presentation import call_steps_described
+from tools.presentation import call_steps_described, handoff_described
 from tools.services import (
     integration_credentials_set,
     integration_health_check,
@@ -188,6 +188,12 @@ class ToolCallLogAdmin(ReadOnlyScopedAdmin):
 
 @admin.register(Handoff)
 class HandoffAdmin(ReadOnlyScopedAdmin):
-    list_display = ["created_at", "reason", "status", "resolution", "member"]
-    list_filter = ["status", "resolution"]
+    list_display = ["created_at", "case", "status", "resolution", "member"]
+    list_filter = ["status", "cause", "resolution"]
     search_fields = ["reason", "conversation_key"]
+
+    @admin.display(description=_("case"))
+    def case(self, obj: Handoff) -> str:
+        """What the case is about, in the reader's language, as the inbox says
+        it (a write's case records a cause, not words)."""
+        return handoff_described(obj).title

@@ -27,7 +27,7 @@ from tools.integrations.errors import (
     NotDelivered,
     OutcomeUnknown,
 )
-from tools.models import ToolCallLog
+from tools.models import Handoff, ToolCallLog
 from tools.registry import (
     HandlerContext,
     Tool,
@@ -163,8 +163,8 @@ def _run(
                 _backoff(log.attempts)
                 continue
             if tool.is_write and isinstance(error, OutcomeUnknown):
-                known = "The request was sent and no answer came back; it may have been done."
-                return _unknown(log, trace, call, tool, context, arguments, known)
+                cause = Handoff.Cause.NO_ANSWER
+                return _unknown(log, trace, call, tool, context, arguments, cause)
             return finish(UNAVAILABLE, {"message": _unavailable_message(tool)})
         except IntegrationFailed as error:
             trace.step("attempt", number=log.attempts, error=_error_name(error))
@@ -175,10 +175,16 @@ def _run(
             trace.step("attempt", number=log.attempts, error=_error_name(error))
             if not tool.is_write:
                 return finish(FAILED, {"message": "The request failed."})
-            known = (
-                f"The handler stopped with {type(error).__name__}; it may have acted."
+            return _unknown(
+                log,
+                trace,
+                call,
+                tool,
+                context,
+                arguments,
+                Handoff.Cause.HANDLER_FAILED,
+                error=_error_name(error),
             )
-            return _unknown(log, trace, call, tool, context, arguments, known)
     trace.step("attempt", number=log.attempts, status=outcome.status)
 
     if not tool.is_write or tool.verifier is None:
@@ -201,8 +207,8 @@ def _run(
                 "verification": NOT_APPLIED,
             },
         )
-    known = "The integration answered that it was done, but looking again could not confirm it."
-    return _unknown(log, trace, call, tool, context, arguments, known)
+    cause = Handoff.Cause.NOT_CONFIRMED
+    return _unknown(log, trace, call, tool, context, arguments, cause)
 
 
 def _backoff(attempt: int) -> None:
@@ -217,17 +223,22 @@ def _unknown(
     tool: Tool,
     context: CallContext,
     arguments: dict[str, Any],
-    known: str,
+    cause: Handoff.Cause,
+    *,
+    error: str = "",
 ) -> ToolResult:
-    """Nobody can know whether it happened: a person takes it (R9). Only writes get
+    """Nobody can know whether it happened: a person takes it (R9), told why by
+    a code (and the error's name, for a fault of the handler). Only writes get
     here, and a write's row was stored when it was claimed."""
+    tried = {"tool": tool.name, "arguments": arguments, "attempts": log.attempts}
+    if error:
+        tried["error"] = error
     handoff = handoff_create(
         business=context.business,
         member=context.member,
         conversation_key=context.conversation_key,
-        reason=f"Could not confirm {tool.name}.",
-        tried={"tool": tool.name, "arguments": arguments, "attempts": log.attempts},
-        known=known,
+        cause=cause,
+        tried=tried,
         tool_call=log,
     )
     trace.step("handoff", handoff=str(handoff.pk))

@@ -234,7 +234,22 @@ class ActionLock(models.Model):
 
 
 class Handoff(models.Model):
-    """A case a person must take: an unknown outcome, or a member asking for staff."""
+    """A case a person must take: an unknown outcome, or a member asking for staff.
+
+    Why the case was made is a ``cause``, with its parameters in ``tried`` (the
+    tool, and for a handler's fault the error's name), read in the reader's
+    language (``tools.presentation.handoff_described``); ``reason`` holds only
+    the member's own words. Cases recorded before the cause was a code have none,
+    and English words in ``reason`` and ``known``.
+    """
+
+    class Cause(models.TextChoices):
+        MEMBER_ASKED = "member_asked", _("The member asked for a person")
+        NO_ANSWER = "no_answer", _("No answer came back")
+        HANDLER_FAILED = "handler_failed", _("The program stopped with a fault")
+        NOT_CONFIRMED = "not_confirmed", _("Looking again could not confirm it")
+        WORKER_STOPPED = "worker_stopped", _("An approved action's worker stopped")
+        TURN_STOPPED = "turn_stopped", _("The assistant's turn stopped")
 
     class Status(models.TextChoices):
         OPEN = "open", _("Open")
@@ -266,7 +281,10 @@ class Handoff(models.Model):
         related_name="handoffs",
         verbose_name=_("tool call"),
     )
-    reason = models.TextField(_("reason"))
+    cause = models.CharField(
+        _("cause"), max_length=20, choices=Cause.choices, blank=True, default=""
+    )
+    reason = models.TextField(_("reason"), blank=True)
     tried = models.JSONField(_("what was tried"), default=dict)
     known = models.TextField(_("what is known"), blank=True)
     status = models.CharField(
@@ -293,4 +311,5 @@ class Handoff(models.Model):
         ordering = ["-created_at"]
 
     def __str__(self) -> str:
-        return f"{self.reason[:60]} ({self.get_status_display()})"
+        what = self.reason[:60] or self.get_cause_display()
+        return f"{what} ({self.get_status_display()})"

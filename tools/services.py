@@ -25,19 +25,21 @@ def handoff_create(
     business: Business,
     member: Member | None,
     conversation_key: str,
-    reason: str,
+    cause: Handoff.Cause,
     tried: dict[str, Any] | None = None,
-    known: str = "",
+    reason: str = "",
     tool_call: ToolCallLog | None = None,
 ) -> Handoff:
-    """Give a case to the gym's staff, with what was tried and what is known (R9)."""
+    """Give a case to the gym's staff, with why (a code, read in the reader's
+    language), what was tried and, for a member asking for a person, their own
+    words (R9)."""
     return Handoff.objects.create(
         business=business,
         member=member,
         conversation_key=conversation_key,
+        cause=cause,
         reason=reason,
         tried=tried or {},
-        known=known,
         tool_call=tool_call,
     )
 
@@ -65,12 +67,8 @@ def tool_call_interrupted_hand_over(
             business=log.business,
             member=log.member,
             conversation_key=log.conversation_key,
-            reason=f"Could not confirm {log.tool_name}.",
+            cause=Handoff.Cause.TURN_STOPPED,
             tried={"tool": log.tool_name, "arguments": log.arguments},
-            known=(
-                "The assistant's turn stopped while this change was being made and "
-                "never recorded its outcome; it may or may not have been done."
-            ),
             tool_call=log,
         )
         changed = ToolCallLog.objects.filter(

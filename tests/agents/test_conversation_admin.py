@@ -124,7 +124,8 @@ def test_the_timeline_shows_steps_recorded_after_the_call(client, seeded, settin
         business=conversation.business,
         member=conversation.member,
         conversation_key=str(conversation.pk),
-        reason="Could not confirm book_class.",
+        cause="no_answer",
+        tried={"tool": "book_class"},
         tool_call=log,
     )
     handoff_resolve(

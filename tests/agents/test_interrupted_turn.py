@@ -166,6 +166,7 @@ def test_a_stopped_write_is_handed_to_staff_once_its_time_is_surely_over(demo):
     stuck.refresh_from_db()
     handoff = Handoff.objects.get()
     assert handoff.tool_call == stuck
+    assert handoff.cause == "turn_stopped"
     assert (stuck.status, stuck.verification) == ("unknown_outcome", "unverifiable")
     assert stuck.result["handoff"] == str(handoff.pk)
     fresh.refresh_from_db()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from django.test import Client
 
@@ -354,3 +356,151 @@ def test_an_executed_requests_outcome_reads_in_the_staffs_language(staff_client,
     assert 'ejecución: <span title="ok">hecho</span>' in row
     assert '<span title="verified">verificado</span>' in row
     assert "ok / verified" not in row
+
+
+def _case_row(page: str, handoff: Handoff) -> str:
+    """The cases list's row of one case, its words only: the tags (and the
+    arguments' names in their titles) left out."""
+    row = page.split(f'id="handoff-{handoff.pk}"', 1)[1].split("</tr>", 1)[0]
+    return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", row))
+
+
+def test_a_case_whose_outcome_is_unknown_reads_in_the_staffs_language(
+    staff_client, world
+):
+    """A write nobody knows the outcome of is named by the tool's title and says
+    what is known in Spanish (it read "Could not confirm add_food_to_meal." and
+    "The request was sent and no answer came back; it may have been done.")."""
+    # given a write whose answer never came back
+    with inject_fault("nutrition", Fault.TIMEOUT_AFTER_COMMIT):
+        world.call(
+            "add_food_to_meal",
+            {
+                "date": world.day(0),
+                "meal": "dinner",
+                "food_id": world.ids["food_id:oats"],
+                "grams": 40,
+            },
+        )
+    handoff = Handoff.objects.get()
+
+    # when Spanish staff open the cases
+    page = staff_client.get(
+        "/inbox/handoffs/", headers={"Accept-Language": "es"}
+    ).content.decode()
+
+    # then the case reads in Spanish, with the tool's title
+    case = _case_row(page, handoff)
+    assert "No se ha podido confirmar: Añadir un alimento al diario." in case
+    assert "Se envió la petición y no llegó respuesta; puede que se haya hecho." in case
+    assert "Could not confirm" not in case
+    assert "add_food_to_meal" not in case
+
+
+def test_a_member_asking_for_a_person_reads_in_the_staffs_language(staff_client, world):
+    """A member's own request for a person shows their words and says, in
+    Spanish, that they asked for a person (it read "The member asked for a
+    person.")."""
+    # given a member who asked for a person
+    world.call("handoff_to_staff", {"reason": "Quiero hablar con alguien"})
+    handoff = Handoff.objects.get()
+
+    # when Spanish staff open the cases
+    page = staff_client.get(
+        "/inbox/handoffs/", headers={"Accept-Language": "es"}
+    ).content.decode()
+
+    # then the member's words are shown, and what is known is in Spanish
+    case = _case_row(page, handoff)
+    assert "Quiero hablar con alguien" in case
+    assert "El socio ha pedido hablar con una persona." in case
+    assert "asked for a person" not in case
+
+
+@pytest.mark.parametrize(
+    ("reason", "known", "tried", "title", "said"),
+    [
+        (
+            "Could not confirm freeze_membership.",
+            "The integration answered that it was done, but looking again could "
+            "not confirm it.",
+            {"tool": "freeze_membership"},
+            "No se ha podido confirmar: Congelar la cuota.",
+            "La integración respondió que estaba hecho, pero al volver a mirar no "
+            "se ha podido confirmar.",
+        ),
+        (
+            "Could not confirm the approved freeze_membership.",
+            "The approved action started and its worker stopped before recording "
+            "the outcome; it may or may not have been done.",
+            {"tool": "freeze_membership"},
+            "No se ha podido confirmar la solicitud aprobada: Congelar la cuota.",
+            "La acción aprobada empezó y su proceso se detuvo antes de anotar el "
+            "resultado; puede que se haya hecho o no.",
+        ),
+        (
+            "Could not confirm book_class.",
+            "The handler stopped with KeyError; it may have acted.",
+            {"tool": "book_class"},
+            "No se ha podido confirmar: Reservar una clase.",
+            "El programa se detuvo con un fallo (KeyError) mientras hacía el "
+            "cambio; puede que lo haya hecho.",
+        ),
+        (
+            "Could not confirm freeze_membership.",
+            "",
+            {"tool": "freeze_membership"},
+            "No se ha podido confirmar: Congelar la cuota.",
+            "",
+        ),
+        (
+            "Quiero hablar con alguien",
+            "The member asked for a person.",
+            {},
+            "Quiero hablar con alguien",
+            "El socio ha pedido hablar con una persona.",
+        ),
+        (
+            "Algo que nadie reconoce",
+            "Tal cual",
+            {},
+            "Algo que nadie reconoce",
+            "Tal cual",
+        ),
+    ],
+    ids=[
+        "not confirmed",
+        "worker stopped",
+        "handler failed",
+        "no words of what is known",
+        "member asked",
+        "words no code knows",
+    ],
+)
+def test_a_case_recorded_in_english_words_reads_in_the_staffs_language(
+    staff_client, world, reason, known, tried, title, said
+):
+    """Cases recorded before their cause was a code kept English words; they
+    read in Spanish too, and their record is left as it was. Words no code
+    knows are shown as recorded."""
+    # given a case recorded with English words
+    handoff = Handoff.objects.create(
+        business=world.business,
+        member=world.member,
+        conversation_key="conversation-1",
+        reason=reason,
+        known=known,
+        tried=tried,
+    )
+
+    # when Spanish staff open the cases
+    page = staff_client.get(
+        "/inbox/handoffs/", headers={"Accept-Language": "es"}
+    ).content.decode()
+
+    # then it reads in Spanish, and the record is unchanged
+    case = _case_row(page, handoff)
+    assert f" {title} " in case
+    assert said in case
+    handoff.refresh_from_db()
+    assert (handoff.reason, handoff.known, handoff.cause) == (reason, known, "")

@@ -152,6 +152,7 @@ def test_a_second_delivery_after_the_marker_becomes_unknown_not_a_second_run(
     assert action.status == "unknown"
     handoff = Handoff.objects.get()
     assert handoff.tried["tool"] == "freeze_membership"
+    assert handoff.cause == "worker_stopped"
     assert MembershipFreeze.objects.count() == 0
     assert kinds(action)[-1] == "unknown"
 

@@ -226,8 +226,7 @@ def hand_over_an_unknown_outcome(directory, member: str) -> None:
             "offered=True, valid=True, status='unknown_outcome', "
             "verification='unverifiable')\n"
             "handoff_create(business=member.business, member=member, "
-            "conversation_key='lost-turn', "
-            "reason='Could not confirm freeze_membership.', "
+            "conversation_key='lost-turn', cause='no_answer', "
             "tried={'tool': 'freeze_membership', 'arguments': arguments}, "
             "tool_call=log)",
         ],
@@ -251,7 +250,9 @@ def test_the_cases_list_keeps_the_outcome_staff_chose(embedded_app):  # noqa: F8
         browser = chromium_launch(playwright)
         page = staff_inbox(browser, base, lines)
         page.goto(f"{base}/inbox/handoffs/")
-        case = page.locator("tr", has_text="Could not confirm freeze_membership")
+        case = page.locator(
+            "tr", has_text="No se ha podido confirmar: Congelar la cuota."
+        )
         case.locator("select[name=resolution]").select_option("not_done")
         page.locator("h1").click()  # the choice no longer has the focus
 

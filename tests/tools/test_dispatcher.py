@@ -386,7 +386,8 @@ def test_a_write_that_times_out_after_committing_becomes_a_handoff(world):
     assert str(handoff.pk) == result.payload["handoff"]
     assert handoff.tried["tool"] == "add_food_to_meal"
     assert handoff.tool_call == ToolCallLog.objects.get()
-    assert "no answer" in handoff.known
+    # Why, as a code staff read in their language; no English words stored.
+    assert (handoff.cause, handoff.reason, handoff.known) == ("no_answer", "", "")
 
 
 @pytest.mark.postgres
@@ -418,8 +419,38 @@ def test_a_write_whose_verifier_cannot_look_becomes_a_handoff(world):
         )
     assert result.status == "unknown_outcome"
     assert result.payload["verification"] == "unverifiable"
-    assert Handoff.objects.get().tool_call == ToolCallLog.objects.get()
+    handoff = Handoff.objects.get()
+    assert handoff.tool_call == ToolCallLog.objects.get()
+    assert handoff.cause == "not_confirmed"
     assert Booking.objects.filter(member=world.member, status="confirmed").count() == 2
+
+
+def test_a_write_whose_handler_faults_becomes_a_handoff_naming_the_fault(world):
+    """A fault of the program while writing may have acted: a person takes it,
+    told which fault (by its name, with the cause as a code)."""
+
+    class Broken:
+        def __getattr__(self, name):
+            raise KeyError(name)
+
+    # given an integration whose client faults on any use
+    context = replace(world.context(), clients=lambda kind, business: Broken())
+
+    # when a write runs
+    result = dispatch_tool_call(
+        ToolCall(
+            id="call-1",
+            name="book_class",
+            arguments={"session_id": world.ids["session_id:spinning"]},
+        ),
+        context,
+    )
+
+    # then its outcome is unknown and a person takes it, told of the fault
+    assert result.status == "unknown_outcome"
+    handoff = Handoff.objects.get()
+    assert (handoff.cause, handoff.tried["error"]) == ("handler_failed", "KeyError")
+    assert handoff.tried["tool"] == "book_class"
 
 
 # R3: gated writes wait for staff.

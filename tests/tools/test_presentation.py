@@ -9,11 +9,12 @@ import pytest
 from django.utils import translation
 
 from tests.factories import StaffRoleFactory
-from tools.models import ToolCallLog
+from tools.models import Handoff, ToolCallLog
 from tools.presentation import (
     arguments_changed,
     call_step_described,
     call_steps_described,
+    handoff_described,
 )
 
 
@@ -126,3 +127,63 @@ def test_the_tool_calls_list_shows_the_latest_first(client, world):
     assert page.index(f"/admin/tools/toolcalllog/{new.pk}/") < page.index(
         f"/admin/tools/toolcalllog/{old.pk}/"
     )
+
+
+@pytest.mark.parametrize(
+    ("cause", "tried", "title", "known"),
+    [
+        (
+            "no_answer",
+            {"tool": "book_class"},
+            "No se ha podido confirmar: Reservar una clase.",
+            "Se envió la petición y no llegó respuesta; puede que se haya hecho.",
+        ),
+        (
+            "handler_failed",
+            {"tool": "book_class", "error": "KeyError"},
+            "No se ha podido confirmar: Reservar una clase.",
+            "El programa se detuvo con un fallo (KeyError) mientras hacía el "
+            "cambio; puede que lo haya hecho.",
+        ),
+        (
+            "not_confirmed",
+            {"tool": "refund_payment"},
+            "No se ha podido confirmar: Devolver un pago con tarjeta.",
+            "La integración respondió que estaba hecho, pero al volver a mirar no "
+            "se ha podido confirmar.",
+        ),
+        (
+            "worker_stopped",
+            {"tool": "freeze_membership"},
+            "No se ha podido confirmar la solicitud aprobada: Congelar la cuota.",
+            "La acción aprobada empezó y su proceso se detuvo antes de anotar el "
+            "resultado; puede que se haya hecho o no.",
+        ),
+        (
+            "turn_stopped",
+            {"tool": "add_food_to_meal"},
+            "No se ha podido confirmar: Añadir un alimento al diario.",
+            "El turno del asistente se detuvo mientras se hacía este cambio y no "
+            "llegó a anotar el resultado; puede que se haya hecho o no.",
+        ),
+        (
+            "turn_stopped",
+            {"tool": "a_tool_of_tomorrow"},
+            "No se ha podido confirmar: a_tool_of_tomorrow.",
+            "El turno del asistente se detuvo mientras se hacía este cambio y no "
+            "llegó a anotar el resultado; puede que se haya hecho o no.",
+        ),
+    ],
+)
+def test_a_case_reads_in_words_from_its_cause(cause, tried, title, known):
+    """Each cause of a case reads in the reader's language, the tool by its
+    title (a tool without one, by its name)."""
+    # given a case recorded with its cause as a code and no words
+    handoff = Handoff(cause=cause, tried=tried)
+
+    # when it is described in Spanish
+    with translation.override("es"):
+        described = handoff_described(handoff)
+
+    # then it says what it is about and what is known
+    assert (described.title, described.known) == (title, known)

@@ -16,8 +16,8 @@ def handoff_to_staff(ctx: HandlerContext, args: dict[str, Any]) -> Outcome:
         business=ctx.business,
         member=ctx.member,
         conversation_key=ctx.conversation_key,
-        reason=args["reason"],
-        known="The member asked for a person.",
+        cause=Handoff.Cause.MEMBER_ASKED,
+        reason=args["reason"],  # the member's words, as the model put them
     )
     receipt = {"handoff_id": str(handoff.pk)}
     return Outcome(
