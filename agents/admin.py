@@ -24,7 +24,12 @@ from gymnasia.gyms.models import Member
 from gymnasia.text import choice_labels
 from tools.crypto import encrypt, masked
 from tools.models import AgentToolSetting, ToolCallLog
-from tools.presentation import call_outcome_described, call_steps_described
+from tools.presentation import (
+    TOOL_TITLES,
+    call_outcome_described,
+    call_steps_described,
+    tool_title,
+)
 from tools.registry import published_registry
 from tools.selection import REASONS, ToolPolicy, default_mode, offered_tools
 
@@ -376,11 +381,21 @@ def _message_html(
     )
 
 
+def _tool_named(name: str) -> SafeString:
+    """A call's tool: a tool that changes something by its title, as the inbox
+    names its requests, then by its name."""
+    if name in TOOL_TITLES:
+        return format_html(
+            "<strong>{}</strong> <code>{}</code>", tool_title(name), name
+        )
+    return format_html("<code>{}</code>", name)
+
+
 def _tool_call_html(call: dict[str, Any], log: ToolCallLog | None) -> SafeString:
     if log is None:
         return format_html(
-            '<div class="tool-call"><code>{}</code> — {}</div>',
-            call["name"],
+            '<div class="tool-call">{} — {}</div>',
+            _tool_named(str(call["name"])),
             gettext("no log"),
         )
     pending = getattr(log, "pending_action", None) if log.gated else None
@@ -388,13 +403,13 @@ def _tool_call_html(call: dict[str, Any], log: ToolCallLog | None) -> SafeString
     steps = " → ".join(call_steps_described(log.steps, times=True))
     outcome = call_outcome_described(status=log.status, verification=log.verification)
     return format_html(
-        '<div class="tool-call" data-call="{}"><code>{}</code> <code>{}</code>'
+        '<div class="tool-call" data-call="{}">{} <code>{}</code>'
         "<ul><li>{}: {}</li><li>{}: {}</li><li>{}: {}</li><li>{}: {}</li>"
         '<li>{}: <strong title="{}">{}</strong> / <span title="{}">{}</span></li>'
         "<li>{}: {}</li><li>{}: {}</li>"
         "<li>{}: {} · {} ms</li></ul></div>",
         log.provider_call_id,
-        log.tool_name,
+        _tool_named(log.tool_name),
         log.arguments_raw[:500],
         gettext("offered"),
         gettext("yes") if log.offered else gettext("no"),

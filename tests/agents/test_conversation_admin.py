@@ -113,6 +113,28 @@ def test_the_timeline_says_each_calls_outcome_in_the_readers_language(client, se
     assert "ok / verified" not in page
 
 
+def test_the_timeline_names_each_write_by_its_title_in_the_readers_language(
+    client, seeded
+):
+    """A call that changes something is named as the inbox names its request,
+    "Congelar la cuota", before the tool's name (it showed the name only)."""
+    # given a conversation with a class booked and a freeze waiting for staff
+    conversation, lines = seeded
+    _login(client, lines, "staff")
+
+    # when Spanish staff open it
+    page = client.get(
+        f"/admin/agents/conversation/{conversation.pk}/change/",
+        headers={"Accept-Language": "es"},
+    ).content.decode()
+
+    # then each write has its title, and a read its name only
+    assert "<strong>Congelar la cuota</strong> <code>freeze_membership</code>" in page
+    assert "<strong>Reservar una clase</strong> <code>book_class</code>" in page
+    assert "<code>list_classes</code>" in page
+    assert "<strong>list_classes</strong>" not in page
+
+
 def test_the_timeline_shows_steps_recorded_after_the_call(client, seeded, settings):
     """A call settled by staff, or handed over by the sweep, still shows, with
     what was recorded after it."""
