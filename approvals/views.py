@@ -141,14 +141,22 @@ def _argument_fields(action: PendingAction) -> list[dict[str, Any]]:
     the correction form (a date picker for a date, a number for a number)."""
     properties = _argument_schemas(action.tool_name)
     fields = []
-    for label, key, value in arguments_described(action.arguments):
+    for label, key, shown in arguments_described(action.arguments):
         schema = properties.get(key, {})
         kind = "text"
         if schema.get("format") == "date":
             kind = "date"
         elif schema.get("type") in ("integer", "number"):
             kind = "number"
-        fields.append({"label": label, "name": key, "value": value, "type": kind})
+        fields.append(
+            {
+                "label": label,
+                "name": key,
+                "shown": shown,  # in words
+                "value": action.arguments[key],  # as the tool takes it
+                "type": kind,
+            }
+        )
     return fields
 
 

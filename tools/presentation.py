@@ -14,6 +14,7 @@ from typing import Any
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
+from gymnasia.nutrition.models import Meal
 from tools.models import Handoff
 
 #: The tools that change something, as staff and members read them: in plain
@@ -135,9 +136,21 @@ def argument_label(name: str) -> str:
     return str(ARGUMENT_LABELS.get(name, name))
 
 
+def argument_value_described(name: str, value: Any) -> Any:
+    """An argument's value as staff read it: a meal in words ("Cena", not
+    "dinner"); any other value as given."""
+    if name == "meal" and value in Meal.values:
+        return str(Meal(value).label)
+    return value
+
+
 def arguments_described(arguments: Mapping[str, Any]) -> list[tuple[str, str, Any]]:
-    """A call's arguments for staff: (label in words, argument name, value)."""
-    return [(argument_label(key), key, value) for key, value in arguments.items()]
+    """A call's arguments for staff: (label in words, argument name, value in
+    words)."""
+    return [
+        (argument_label(key), key, argument_value_described(key, value))
+        for key, value in arguments.items()
+    ]
 
 
 def call_step_described(step: Mapping[str, Any]) -> str:

@@ -504,3 +504,35 @@ def test_a_case_recorded_in_english_words_reads_in_the_staffs_language(
     assert said in case
     handoff.refresh_from_db()
     assert (handoff.reason, handoff.known, handoff.cause) == (reason, known, "")
+
+
+def test_a_meal_reads_in_the_staffs_language_and_is_corrected_as_recorded(
+    staff_client, world
+):
+    """Spanish staff read the meal of a request in words, "Cena" (it read the
+    argument's value, "dinner"); the correction form keeps the value the tool
+    takes."""
+    # given a request to add food to a meal waiting for approval, and a case of
+    # one whose answer never came back
+    arguments = {
+        "date": world.day(0),
+        "meal": "dinner",
+        "food_id": world.ids["food_id:oats"],
+        "grams": 40,
+    }
+    world.call("add_food_to_meal", arguments, offered={"add_food_to_meal": "gated"})
+    action = PendingAction.objects.get()
+    with inject_fault("nutrition", Fault.TIMEOUT_AFTER_COMMIT):
+        world.call("add_food_to_meal", {**arguments, "grams": 50}, call_id="call-2")
+    handoff = Handoff.objects.get()
+
+    # when Spanish staff open the requests and the cases
+    requests = staff_client.get("/inbox/", headers={"Accept-Language": "es"})
+    cases = staff_client.get("/inbox/handoffs/", headers={"Accept-Language": "es"})
+
+    # then the meal reads "Cena"; the correction form holds "dinner"
+    row = _row(requests.content.decode(), action)
+    assert '<span title="meal">Comida</span>: Cena</li>' in row
+    assert 'name="meal" value="dinner"' in row
+    case = cases.content.decode().split(f'id="handoff-{handoff.pk}"', 1)[1]
+    assert '<span title="meal">Comida</span>: Cena</li>' in case
