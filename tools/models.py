@@ -239,8 +239,9 @@ class Handoff(models.Model):
     Why the case was made is a ``cause``, with its parameters in ``tried`` (the
     tool, and for a handler's fault the error's name), read in the reader's
     language (``tools.presentation.handoff_described``); ``reason`` holds only
-    the member's own words. Cases recorded before the cause was a code have none,
-    and English words in ``reason`` and ``known``.
+    the member's own words. Cases recorded before the cause was a code keep
+    their English words in ``reason`` and ``known``; migration 0005 gave those
+    the harness wrote their cause.
     """
 
     class Cause(models.TextChoices):

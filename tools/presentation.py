@@ -6,7 +6,6 @@ in them, for members."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -245,50 +244,17 @@ KNOWN = {
     ),
 }
 
-#: The English words of what is known that cases were recorded with before
-#: their cause was a code, as the harness wrote them then.
-LEGACY_KNOWN = {
-    "The member asked for a person.": Handoff.Cause.MEMBER_ASKED,
-    "The request was sent and no answer came back; it may have been done.": (
-        Handoff.Cause.NO_ANSWER
-    ),
-    "The integration answered that it was done, but looking again could not "
-    "confirm it.": Handoff.Cause.NOT_CONFIRMED,
-    "The approved action started and its worker stopped before recording the "
-    "outcome; it may or may not have been done.": Handoff.Cause.WORKER_STOPPED,
-    "The assistant's turn stopped while this change was being made and never "
-    "recorded its outcome; it may or may not have been done.": (
-        Handoff.Cause.TURN_STOPPED
-    ),
-}
-LEGACY_HANDLER_FAILED = re.compile(
-    r"The handler stopped with (?P<error>\w+); it may have acted\."
-)
-#: The English reason of a case of a write, with the tool's name in it.
-LEGACY_REASON = re.compile(
-    r"Could not confirm (?P<approved>the approved )?(?P<tool>\w+)\."
-)
-
 
 def handoff_described(handoff: Handoff) -> HandoffDescribed:
     """A case in the active language: a member's request for a person in their
     own words, a write's case by its tool's title; what is known, by its cause.
-    A case recorded in English words before causes were codes reads the same
-    when its words are the harness's; other words are shown as recorded."""
-    tool = str(handoff.tried.get("tool") or "")
-    cause, error = handoff.cause, str(handoff.tried.get("error") or "")
-    approved = cause == Handoff.Cause.WORKER_STOPPED
+    A case without a cause (words the harness never wrote) reads as recorded."""
+    cause, tool = handoff.cause, str(handoff.tried.get("tool") or "")
     if not cause:
-        cause, error = _legacy_cause(handoff.known)
-        legacy = LEGACY_REASON.fullmatch(handoff.reason)
-        if legacy:
-            tool = tool or legacy["tool"]
-            approved = bool(legacy["approved"])
-        elif cause != Handoff.Cause.MEMBER_ASKED:
-            tool = ""  # words no code knows: shown as recorded
+        return HandoffDescribed(title=handoff.reason, known=handoff.known)
     if cause == Handoff.Cause.MEMBER_ASKED or not tool:
-        title = handoff.reason or (handoff.get_cause_display() if cause else "")
-    elif approved:
+        title = handoff.reason or handoff.get_cause_display()
+    elif cause == Handoff.Cause.WORKER_STOPPED:
         title = _("Could not confirm the approved request: %(title)s.") % {
             "title": tool_title(tool)
         }
@@ -298,20 +264,7 @@ def handoff_described(handoff: Handoff) -> HandoffDescribed:
         known = _(
             "The program stopped with a fault (%(error)s) while making the change; "
             "it may have done it."
-        ) % {"error": error}
-    elif cause:
-        known = str(KNOWN[Handoff.Cause(cause)])
+        ) % {"error": handoff.tried.get("error", "")}
     else:
-        known = handoff.known
+        known = str(KNOWN[Handoff.Cause(cause)])
     return HandoffDescribed(title=title, known=known)
-
-
-def _legacy_cause(known: str) -> tuple[str, str]:
-    """The cause, and a fault's error name, of a case recorded in English words,
-    read from its words of what is known; none when they are not the harness's."""
-    if known in LEGACY_KNOWN:
-        return LEGACY_KNOWN[known], ""
-    failed = LEGACY_HANDLER_FAILED.fullmatch(known)
-    if failed:
-        return Handoff.Cause.HANDLER_FAILED, failed["error"]
-    return "", ""
