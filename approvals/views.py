@@ -48,6 +48,7 @@ from gymnasia.text import choice_labels
 from tools.models import Handoff
 from tools.presentation import (
     TOOL_TITLES,
+    argument_value_described,
     arguments_described,
     call_outcome_described,
     call_steps_described,
@@ -138,16 +139,23 @@ def _argument_schemas(tool_name: str) -> dict[str, Any]:
 
 def _argument_fields(action: PendingAction) -> list[dict[str, Any]]:
     """A request's arguments in words, each with the input its schema calls for in
-    the correction form (a date picker for a date, a number for a number)."""
+    the correction form (a date picker for a date, a number for a number, a list
+    of the values in words for a choice such as the meal)."""
     properties = _argument_schemas(action.tool_name)
     fields = []
     for label, key, shown in arguments_described(action.arguments):
         schema = properties.get(key, {})
-        kind = "text"
+        kind, options = "text", []
         if schema.get("format") == "date":
             kind = "date"
         elif schema.get("type") in ("integer", "number"):
             kind = "number"
+        elif schema.get("enum"):
+            kind = "select"
+            options = [
+                (value, argument_value_described(key, value))
+                for value in schema["enum"]
+            ]
         fields.append(
             {
                 "label": label,
@@ -155,6 +163,7 @@ def _argument_fields(action: PendingAction) -> list[dict[str, Any]]:
                 "shown": shown,  # in words
                 "value": action.arguments[key],  # as the tool takes it
                 "type": kind,
+                "options": options,
             }
         )
     return fields

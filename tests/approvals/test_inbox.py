@@ -514,8 +514,8 @@ def test_a_meal_reads_in_the_staffs_language_and_is_corrected_as_recorded(
     staff_client, world
 ):
     """Spanish staff read the meal of a request in words, "Cena" (it read the
-    argument's value, "dinner"); the correction form keeps the value the tool
-    takes."""
+    argument's value, "dinner"); the correction form offers the meals in words,
+    each sending the value the tool takes, the request's chosen."""
     # given a request to add food to a meal waiting for approval, and a case of
     # one whose answer never came back
     arguments = {
@@ -534,9 +534,14 @@ def test_a_meal_reads_in_the_staffs_language_and_is_corrected_as_recorded(
     requests = staff_client.get("/inbox/", headers={"Accept-Language": "es"})
     cases = staff_client.get("/inbox/handoffs/", headers={"Accept-Language": "es"})
 
-    # then the meal reads "Cena"; the correction form holds "dinner"
+    # then the meal reads "Cena"; the correction form chooses among the meals
     row = _row(requests.content.decode(), action)
     assert '<span title="meal">Comida</span>: Cena</li>' in row
-    assert 'name="meal" value="dinner"' in row
+    assert re.findall(r'<option value="(\w+)"( selected)?>(\w+)</option>', row) == [
+        ("breakfast", "", "Desayuno"),
+        ("lunch", "", "Comida"),
+        ("dinner", " selected", "Cena"),
+        ("snack", "", "Tentempié"),
+    ]
     case = cases.content.decode().split(f'id="handoff-{handoff.pk}"', 1)[1]
     assert '<span title="meal">Comida</span>: Cena</li>' in case
