@@ -256,7 +256,7 @@ def test_widget_on_a_phone_by_keyboard(app, browser):
         frame.locator("body").evaluate("() => document.activeElement.id") == "launcher"
     )
     box = iframe.bounding_box()
-    assert box is not None and box["width"] == 88
+    assert box is not None and box["width"] == 56
     context.close()
 
 
@@ -667,4 +667,44 @@ def test_widget_keeps_the_conversation_when_the_page_renews_the_members_token(
     expect(frame.locator("#log > li")).to_have_count(2)
     ask(frame, "¿Cómo va mi cuota?")
     expect(frame.locator("#log > li")).to_have_count(4)
+    page.close()
+
+
+def test_widget_closed_leaves_the_gyms_page_clickable_around_the_launcher(app, browser):
+    """While the chat is closed, only the round launcher takes clicks: a button of
+    the gym's page in the same corner can be clicked right next to it."""
+    from playwright.sync_api import expect
+
+    base, _, _ = app
+    page = browser.new_page(locale="es-ES", viewport={"width": 800, "height": 600})
+    page.goto(site(base))
+    frame = widget(page)
+    expect(frame.locator("#launcher")).to_be_visible()
+    page.evaluate(
+        """() => {
+          const button = document.createElement("button");
+          button.textContent = "Contact us";
+          Object.assign(button.style, {
+            position: "fixed", right: "0", bottom: "0", width: "140px", height: "140px"
+          });
+          window.clicks = 0;
+          button.addEventListener("click", () => { window.clicks += 1; });
+          document.body.appendChild(button);
+        }"""
+    )
+    box = frame.locator("#launcher").bounding_box()
+    assert box is not None
+    x, y, radius = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2, 28
+    step = (radius + 3) / 2**0.5  # just outside the round button, diagonally
+    around = [(x + dx * step, y + dy * step) for dx in (-1, 1) for dy in (-1, 1)]
+    around += [(798, 598), (714, 598), (798, 514), (714, 514), (x, 598)]
+
+    for point in around:
+        page.mouse.click(*point)
+
+    assert page.evaluate("() => window.clicks") == len(around)
+    expect(frame.locator("#panel")).to_be_hidden()
+    page.mouse.click(x, y)
+    expect(frame.locator("#panel")).to_be_visible()
+    assert page.evaluate("() => window.clicks") == len(around)
     page.close()

@@ -140,6 +140,9 @@
   });
 
   function showUnread() {
+    if (unreadBadge.hidden !== (unread === 0)) {
+      tellParent({ type: "gymnasia:badge", shown: unread > 0 });  // its corner takes room
+    }
     unreadBadge.hidden = unread === 0;
     unreadBadge.textContent = unread ? String(unread) : "";
     var words = (unread === 1 ? S.unread_one : S.unread_other).replace("%(count)s", unread);
