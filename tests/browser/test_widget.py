@@ -708,3 +708,55 @@ def test_widget_closed_leaves_the_gyms_page_clickable_around_the_launcher(app, b
     expect(frame.locator("#panel")).to_be_visible()
     assert page.evaluate("() => window.clicks") == len(around)
     page.close()
+
+
+def test_widget_keeps_the_order_when_the_member_writes_before_the_history_loads(
+    app, browser
+):
+    """A member who writes right after a reload, before the earlier messages have
+    been read again, sees them above the new message, in order."""
+    from playwright.sync_api import expect
+
+    base, _, _ = app
+    page = browser.new_context(locale="es-ES").new_page()
+    page.goto(site(base))
+    frame = open_widget(page)
+    ask(frame, "¿Cuántas calorías tiene el pollo?")
+    held: list = []
+    holding = [True]
+
+    def hold_history(route):
+        if route.request.method == "GET" and holding[0]:
+            held.append(route)
+        else:
+            route.continue_()
+
+    page.route("**/api/v1/conversations/*/messages*", hold_history)
+    page.reload()
+    frame = widget(page)
+    expect(frame.locator("#text")).to_be_visible()
+    deadline = time.monotonic() + 10
+    while not held:
+        assert time.monotonic() < deadline, "the history was not asked for"
+        page.wait_for_timeout(50)
+
+    frame.locator("#text").fill("¿Y el arroz?")
+    frame.locator("#text").press("Enter")
+    page.wait_for_timeout(1_500)  # time for a reply, were it sent at once
+    holding[0] = False
+    for route in held:
+        route.continue_()
+
+    items = frame.locator("#log > li")
+    expect(items).to_have_count(4, timeout=20_000)
+    expect(frame.locator("#log li[data-role=member] .text")).to_have_text(
+        ["¿Cuántas calorías tiene el pollo?", "¿Y el arroz?"]
+    )
+    assert [items.nth(i).get_attribute("data-role") for i in range(4)] == [
+        "member",
+        "assistant",
+        "member",
+        "assistant",
+    ]
+    assert "Arroz" in items.nth(3).inner_text()
+    page.context.close()

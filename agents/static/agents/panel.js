@@ -20,10 +20,11 @@
   var parentOrigin = null;   // the gym's page, learned from its first message
   var identityToken = null;  // the gym's signed statement of who the member is
   var session = null;        // {conversation, token, expires_at, member, seen}
-  var shown = {};            // message ids already in the log
+  var shown = {};            // the log's element of each message id shown
   var count = 0;             // how many messages are in the log
   var lastId = null;         // the newest message read from the history, for ?after=
   var busy = false;          // a turn is streaming (polling waits)
+  var loading = null;        // the history kept from before a reload, being read
   var isOpen = false;
   var unread = 0;
   var initialized = false;
@@ -291,15 +292,16 @@
     return item;
   }
 
-  function addMessage(message, replacing) {
+  // A message in the log: in place of `replacing` (the member's own, echoed while
+  // sending), else before `before`, else last.
+  function addMessage(message, replacing, before) {
     if (shown[message.id]) return;
-    shown[message.id] = true;
     count += 1;
-    var element = messageElement(message);
+    var element = shown[message.id] = messageElement(message);
     if (replacing && replacing.parentNode) {
       log.replaceChild(element, replacing);
     } else {
-      log.appendChild(element);
+      log.insertBefore(element, before || null);
     }
     if (isOpen) {
       markSeen();
@@ -367,14 +369,31 @@
     return starting;
   }
 
+  // The conversation kept from before a reload; a message the member writes
+  // meanwhile waits for it (the turn's messages are newer than all of it).
   function loadHistory() {
-    return fetchMessages(null).then(function (ok) {
+    loading = fetchMessages(null, true).then(function (ok) {
+      loading = null;
       if (!ok) forgetSession();
+    });
+    return loading;
+  }
+
+  // The whole history, read while this page may already show some of it or newer
+  // messages (the member wrote before it came): each message goes in its place,
+  // the older ones above.
+  function mergeHistory(messages) {
+    var next = log.firstChild;
+    messages.forEach(function (message) {
+      if (shown[message.id]) next = shown[message.id].nextSibling;
+      else addMessage(message, null, next);
     });
   }
 
-  // Messages after the last one shown; false when the conversation cannot be read.
-  function fetchMessages(after) {
+  // Messages after the last one read from the history (all of them when none has
+  // been); false when the conversation cannot be read. While a turn streams, what
+  // is read is left for the next look, unless it is the history a message waits for.
+  function fetchMessages(after, restoring) {
     if (!session) return Promise.resolve(false);
     var url = config.api + "/conversations/" + encodeURIComponent(session.conversation) + "/messages";
     if (after) url += "?after=" + encodeURIComponent(after);
@@ -383,13 +402,13 @@
       if (response.status === 401 || response.status === 403) return false;
       if (!response.ok) return true;
       return response.json().then(function (data) {
-        if (asked !== session || busy) return true;
+        if (asked !== session || (busy && !restoring)) return true;
         // Only the history moves the cursor: a turn's streamed messages may come
         // after others added meanwhile (an approval's outcome), not yet read.
-        (data.messages || []).forEach(function (message) {
-          addMessage(message);
-          lastId = message.id;
-        });
+        var messages = data.messages || [];
+        if (after) messages.forEach(function (message) { addMessage(message); });
+        else mergeHistory(messages);
+        if (messages.length) lastId = messages[messages.length - 1].id;
         return true;
       });
     }).catch(function () { return true; });
@@ -436,7 +455,9 @@
     clearAlert();
     var echo = pendingEcho(text);
     var streamed = "";
-    return ensureConversation().then(function (ok) {
+    return Promise.resolve(loading).then(function () {
+      return ensureConversation();
+    }).then(function (ok) {
       if (!ok) {
         echo.remove();
         input.value = text;
