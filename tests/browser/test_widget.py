@@ -760,3 +760,72 @@ def test_widget_keeps_the_order_when_the_member_writes_before_the_history_loads(
     ]
     assert "Arroz" in items.nth(3).inner_text()
     page.context.close()
+
+
+def expire_conversation_token(directory, page, agent: str) -> None:
+    """Replace the kept conversation's token by one issued 13 hours ago (tokens
+    last 12), as a member who comes back the next day has."""
+    session = kept_session(page, agent)
+    made = subprocess.run(
+        [
+            sys.executable,
+            "manage.py",
+            "shell",
+            "-c",
+            "import datetime, time_machine\n"
+            "from django.utils import timezone\n"
+            "from agents.conversations import conversation_token\n"
+            "from agents.models import Conversation\n"
+            "c = Conversation.objects.get(pk="
+            f"{session['conversation']!r})\n"
+            "with time_machine.travel(timezone.now() - datetime.timedelta(hours=13)):\n"
+            "    print(conversation_token(c)[0])",
+        ],
+        cwd=ROOT,
+        env=embedded_env(directory),
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    session["token"] = made.stdout.split()[-1]
+    page.evaluate(
+        """([key, session]) => {
+          const kept = JSON.parse(sessionStorage.getItem(key));
+          kept.session = session;
+          sessionStorage.setItem(key, JSON.stringify(kept));
+        }""",
+        [f"gymnasia-widget:{agent}", session],
+    )
+
+
+def test_widget_says_at_once_in_the_members_language_that_a_conversation_expired(
+    app, browser
+):
+    """A member who comes back after the conversation's token expired is told at
+    once, in her language, that the earlier conversation has expired, and can
+    start a new one by writing."""
+    from playwright.sync_api import expect
+
+    base, lines, directory = app
+    page = browser.new_context(locale="es-ES").new_page()
+    page.goto(site(base, "?member=socio-1003"))  # Emma, who speaks English
+    frame = open_widget(page)
+    ask(frame, "How is my membership?")
+    expire_conversation_token(directory, page, lines["agent"])
+
+    page.reload()
+
+    frame = widget(page)
+    expect(frame.locator("#alert")).to_have_text(
+        "Your earlier conversation has expired; what you write now starts a new one.",
+        timeout=10_000,
+    )
+    expect(frame.locator("#log > li")).to_have_count(0)
+    expect(frame.locator("#send")).to_have_text("Send")
+    expect(frame.locator("#text")).to_be_enabled()
+    page.screenshot(path=str(ARTIFACTS / "widget-expired-on-reload.png"))
+    reply = ask(frame, "How is my membership?")
+    assert "Cuota mensual" in reply.inner_text()
+    expect(frame.locator("#alert")).to_be_hidden()
+    expect(frame.locator("#log > li")).to_have_count(2)
+    page.context.close()

@@ -87,14 +87,30 @@
     tellParent({ type: "gymnasia:session", session: session });
   }
 
-  function forgetSession() {
+  // Another member, or none, starts a new conversation in the agent's language;
+  // the same member, whose conversation expired, goes on in theirs.
+  function forgetSession(sameMember) {
     session = null;
     shown = {};
     count = 0;
     lastId = null;
-    while (log.firstChild) log.removeChild(log.firstChild);
-    speak(config.language);
+    unread = 0;
+    showUnread();
+    // A message being sent stays: it goes on in the next conversation.
+    Array.prototype.slice.call(log.children).forEach(function (item) {
+      if (!item.classList.contains("sending")) log.removeChild(item);
+    });
+    if (!sameMember) speak(config.language);
     tellParent({ type: "gymnasia:forget" });
+  }
+
+  // The conversation can no longer be read (its token lasts 12 hours): the member
+  // is told at once, in their language, and a new one starts (now if the panel is
+  // open, which also asks again whether the gym's page still vouches for them).
+  function expire(text) {
+    forgetSession(true);
+    showAlert(text);
+    if (isOpen) ensureConversation();
   }
 
   // The panel's own words in the conversation's language, which the API names
@@ -374,7 +390,7 @@
   function loadHistory() {
     loading = fetchMessages(null, true).then(function (ok) {
       loading = null;
-      if (!ok) forgetSession();
+      if (!ok) expire(S.expired_earlier);
     });
     return loading;
   }
@@ -417,7 +433,7 @@
   function poll() {
     if (session && !busy && document.visibilityState !== "hidden") {
       fetchMessages(lastId).then(function (ok) {
-        if (!ok && !busy) forgetSession();
+        if (!ok && !busy) expire(S.expired_earlier);
       });
     }
   }
@@ -475,8 +491,7 @@
             echo.remove();
             input.value = text;
             if (response.status === 401 || response.status === 403) {
-              forgetSession();
-              showAlert(S.expired);
+              expire(S.expired);
             } else {
               showAlert(errorText(response.status));
             }
