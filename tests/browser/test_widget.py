@@ -829,3 +829,43 @@ def test_widget_says_at_once_in_the_members_language_that_a_conversation_expired
     expect(frame.locator("#alert")).to_be_hidden()
     expect(frame.locator("#log > li")).to_have_count(2)
     page.context.close()
+
+
+def test_widget_clears_the_interrupted_notice_once_the_reply_arrives(app, browser):
+    """After the connection drops during a turn, the member is told the reply will
+    appear; when it arrives by the widget's regular look at the conversation, the
+    notice goes away."""
+    from playwright.sync_api import expect
+
+    base, _, _ = app
+    stamp = "2026-11-30T10:00:00+00:00"
+    stored: list[dict] = []
+
+    def drop_the_turn(route):
+        if route.request.method == "POST":
+            route.abort("connectionreset")
+        else:
+            route.fulfill(status=200, json={"messages": stored})
+
+    page = browser.new_page(locale="es-ES")
+    page.route("**/api/v1/conversations/*/messages*", drop_the_turn)
+    page.goto(site(base))
+    frame = open_widget(page)
+    frame.locator("#text").fill("¿A qué hora abrís?")
+    frame.locator("#text").press("Enter")
+    expect(frame.locator("#alert")).to_have_text(
+        "La conexión se ha interrumpido; la respuesta aparecerá aquí cuando esté lista."
+    )
+
+    stored += [
+        {"id": "91001", "role": "member", "text": "¿A qué hora abrís?"},
+        {"id": "91002", "role": "assistant", "text": "Abrimos a las 7:00."},
+    ]
+    for message in stored:
+        message["created_at"] = stamp
+
+    expect(frame.locator("#log li[data-role=assistant]")).to_have_text(
+        "Asistente: Abrimos a las 7:00.", timeout=10_000
+    )
+    expect(frame.locator("#alert")).to_be_hidden()
+    page.close()

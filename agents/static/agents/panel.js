@@ -168,14 +168,18 @@
 
   // ---- alerts and the typing indicator -------------------------------------------
 
-  function showAlert(text) {
+  var alertUntilReply = false;  // the alert is over once a reply shows
+
+  function showAlert(text, untilReply) {
     alertBox.textContent = text;
     alertBox.hidden = false;
+    alertUntilReply = Boolean(untilReply);
   }
 
   function clearAlert() {
     alertBox.hidden = true;
     alertBox.textContent = "";
+    alertUntilReply = false;
   }
 
   function showTyping(text) {
@@ -319,6 +323,7 @@
     } else {
       log.insertBefore(element, before || null);
     }
+    if (message.role !== "member" && alertUntilReply) clearAlert();
     if (isOpen) {
       markSeen();
     } else if (message.role !== "member" && count > session.seen) {
@@ -535,7 +540,7 @@
         return pump();
       }).catch(function () {
         if (echo.parentNode) input.value = text;  // it may not have arrived
-        showAlert(S.connection_lost);
+        showAlert(S.connection_lost, true);  // the reply comes with the next look
       });
     }).then(function () {
       busy = false;
