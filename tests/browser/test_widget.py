@@ -869,3 +869,58 @@ def test_widget_clears_the_interrupted_notice_once_the_reply_arrives(app, browse
     )
     expect(frame.locator("#alert")).to_be_hidden()
     page.close()
+
+
+ANNOUNCEMENTS = """
+if (location.pathname.startsWith("/widget/")) {
+  // What a screen reader is told: messages added inside a live region.
+  window.announced = [];
+  window.restoredQuietly = [];
+  new MutationObserver((records) => {
+    for (const record of records) {
+      const region = record.target.closest && record.target.closest("[aria-live]");
+      const live = region && region.getAttribute("aria-live") !== "off";
+      for (const node of record.addedNodes) {
+        if (node.nodeType !== 1) continue;
+        const items = node.matches("li.message") ? [node] : [
+          ...node.querySelectorAll("li.message")
+        ];
+        for (const item of items) {
+          const text = item.querySelector(".text").textContent;
+          (live ? window.announced : window.restoredQuietly).push(text);
+        }
+      }
+    }
+  }).observe(document, { childList: true, subtree: true });
+}
+"""
+
+
+def test_widget_does_not_announce_the_history_again_after_a_reload(app, browser):
+    """The conversation's log is a live region: a new reply is announced to a
+    screen reader, but the history shown again after a reload is not. (What is
+    announced is what the page adds inside a live region while it is live; the
+    test records that, as a browser does, since a screen reader is not at hand.)"""
+    from playwright.sync_api import expect
+
+    base, _, _ = app
+    context = browser.new_context(locale="es-ES")
+    context.add_init_script(ANNOUNCEMENTS)
+    page = context.new_page()
+    page.goto(site(base))
+    frame = open_widget(page)
+    ask(frame, "¿Cuántas calorías tiene el pollo?")
+
+    page.reload()
+
+    frame = widget(page)
+    expect(frame.locator("#log > li")).to_have_count(2)
+    expect(frame.locator("#log")).to_have_attribute("aria-live", "polite")
+    body = frame.locator("body")
+    assert body.evaluate("() => window.announced") == []
+    assert len(body.evaluate("() => window.restoredQuietly")) == 2
+    reply = ask(frame, "¿Y el arroz?")
+    assert reply.locator(".text").text_content() in body.evaluate(
+        "() => window.announced"
+    )
+    page.context.close()

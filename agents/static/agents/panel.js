@@ -411,6 +411,20 @@
     });
   }
 
+  // The history kept from before a reload is shown again, not read out again: the
+  // log is a live region, whose additions a screen reader announces, so the
+  // messages go into a new log that takes its place whole (a live region's first
+  // content is not announced). Messages added later are announced as usual.
+  function restoreHistory(messages) {
+    if (!messages.length) return;
+    var replaced = log;
+    log = replaced.cloneNode(false);
+    while (replaced.firstChild) log.appendChild(replaced.firstChild);
+    mergeHistory(messages);
+    replaced.parentNode.replaceChild(log, replaced);
+    scrollDown();
+  }
+
   // Messages after the last one read from the history (all of them when none has
   // been); false when the conversation cannot be read. While a turn streams, what
   // is read is left for the next look, unless it is the history a message waits for.
@@ -427,7 +441,8 @@
         // Only the history moves the cursor: a turn's streamed messages may come
         // after others added meanwhile (an approval's outcome), not yet read.
         var messages = data.messages || [];
-        if (after) messages.forEach(function (message) { addMessage(message); });
+        if (restoring) restoreHistory(messages);
+        else if (after) messages.forEach(function (message) { addMessage(message); });
         else mergeHistory(messages);
         if (messages.length) lastId = messages[messages.length - 1].id;
         return true;
@@ -436,7 +451,8 @@
   }
 
   function poll() {
-    if (session && !busy && document.visibilityState !== "hidden") {
+    // Not while the history kept from before a reload is being read: that is this look.
+    if (session && !busy && !loading && document.visibilityState !== "hidden") {
       fetchMessages(lastId).then(function (ok) {
         if (!ok && !busy) expire(S.expired_earlier);
       });
