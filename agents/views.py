@@ -86,6 +86,10 @@ def _panel_strings(agent: Agent, language: str) -> dict[str, str]:
             "expired": gettext(
                 "This conversation has expired. Send your message again to start a new one."
             ),
+            "expired_earlier": gettext(
+                "Your earlier conversation has expired; what you write now starts a new "
+                "one."
+            ),
             "rate_limited": gettext(
                 "You are sending messages too quickly. Please wait a minute."
             ),

@@ -256,7 +256,7 @@ def test_widget_on_a_phone_by_keyboard(app, browser):
         frame.locator("body").evaluate("() => document.activeElement.id") == "launcher"
     )
     box = iframe.bounding_box()
-    assert box is not None and box["width"] == 88
+    assert box is not None and box["width"] == 56
     context.close()
 
 
@@ -668,3 +668,259 @@ def test_widget_keeps_the_conversation_when_the_page_renews_the_members_token(
     ask(frame, "¿Cómo va mi cuota?")
     expect(frame.locator("#log > li")).to_have_count(4)
     page.close()
+
+
+def test_widget_closed_leaves_the_gyms_page_clickable_around_the_launcher(app, browser):
+    """While the chat is closed, only the round launcher takes clicks: a button of
+    the gym's page in the same corner can be clicked right next to it."""
+    from playwright.sync_api import expect
+
+    base, _, _ = app
+    page = browser.new_page(locale="es-ES", viewport={"width": 800, "height": 600})
+    page.goto(site(base))
+    frame = widget(page)
+    expect(frame.locator("#launcher")).to_be_visible()
+    page.evaluate(
+        """() => {
+          const button = document.createElement("button");
+          button.textContent = "Contact us";
+          Object.assign(button.style, {
+            position: "fixed", right: "0", bottom: "0", width: "140px", height: "140px"
+          });
+          window.clicks = 0;
+          button.addEventListener("click", () => { window.clicks += 1; });
+          document.body.appendChild(button);
+        }"""
+    )
+    box = frame.locator("#launcher").bounding_box()
+    assert box is not None
+    x, y, radius = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2, 28
+    step = (radius + 3) / 2**0.5  # just outside the round button, diagonally
+    around = [(x + dx * step, y + dy * step) for dx in (-1, 1) for dy in (-1, 1)]
+    around += [(798, 598), (714, 598), (798, 514), (714, 514), (x, 598)]
+
+    for point in around:
+        page.mouse.click(*point)
+
+    assert page.evaluate("() => window.clicks") == len(around)
+    expect(frame.locator("#panel")).to_be_hidden()
+    page.mouse.click(x, y)
+    expect(frame.locator("#panel")).to_be_visible()
+    assert page.evaluate("() => window.clicks") == len(around)
+    page.close()
+
+
+def test_widget_keeps_the_order_when_the_member_writes_before_the_history_loads(
+    app, browser
+):
+    """A member who writes right after a reload, before the earlier messages have
+    been read again, sees them above the new message, in order."""
+    from playwright.sync_api import expect
+
+    base, _, _ = app
+    page = browser.new_context(locale="es-ES").new_page()
+    page.goto(site(base))
+    frame = open_widget(page)
+    ask(frame, "¿Cuántas calorías tiene el pollo?")
+    held: list = []
+    holding = [True]
+
+    def hold_history(route):
+        if route.request.method == "GET" and holding[0]:
+            held.append(route)
+        else:
+            route.continue_()
+
+    page.route("**/api/v1/conversations/*/messages*", hold_history)
+    page.reload()
+    frame = widget(page)
+    expect(frame.locator("#text")).to_be_visible()
+    deadline = time.monotonic() + 10
+    while not held:
+        assert time.monotonic() < deadline, "the history was not asked for"
+        page.wait_for_timeout(50)
+
+    frame.locator("#text").fill("¿Y el arroz?")
+    frame.locator("#text").press("Enter")
+    page.wait_for_timeout(1_500)  # time for a reply, were it sent at once
+    holding[0] = False
+    for route in held:
+        route.continue_()
+
+    items = frame.locator("#log > li")
+    expect(items).to_have_count(4, timeout=20_000)
+    expect(frame.locator("#log li[data-role=member] .text")).to_have_text(
+        ["¿Cuántas calorías tiene el pollo?", "¿Y el arroz?"]
+    )
+    assert [items.nth(i).get_attribute("data-role") for i in range(4)] == [
+        "member",
+        "assistant",
+        "member",
+        "assistant",
+    ]
+    assert "Arroz" in items.nth(3).inner_text()
+    page.context.close()
+
+
+def expire_conversation_token(directory, page, agent: str) -> None:
+    """Replace the kept conversation's token by one issued 13 hours ago (tokens
+    last 12), as a member who comes back the next day has."""
+    session = kept_session(page, agent)
+    made = subprocess.run(
+        [
+            sys.executable,
+            "manage.py",
+            "shell",
+            "-c",
+            "import datetime, time_machine\n"
+            "from django.utils import timezone\n"
+            "from agents.conversations import conversation_token\n"
+            "from agents.models import Conversation\n"
+            "c = Conversation.objects.get(pk="
+            f"{session['conversation']!r})\n"
+            "with time_machine.travel(timezone.now() - datetime.timedelta(hours=13)):\n"
+            "    print(conversation_token(c)[0])",
+        ],
+        cwd=ROOT,
+        env=embedded_env(directory),
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    session["token"] = made.stdout.split()[-1]
+    page.evaluate(
+        """([key, session]) => {
+          const kept = JSON.parse(sessionStorage.getItem(key));
+          kept.session = session;
+          sessionStorage.setItem(key, JSON.stringify(kept));
+        }""",
+        [f"gymnasia-widget:{agent}", session],
+    )
+
+
+def test_widget_says_at_once_in_the_members_language_that_a_conversation_expired(
+    app, browser
+):
+    """A member who comes back after the conversation's token expired is told at
+    once, in her language, that the earlier conversation has expired, and can
+    start a new one by writing."""
+    from playwright.sync_api import expect
+
+    base, lines, directory = app
+    page = browser.new_context(locale="es-ES").new_page()
+    page.goto(site(base, "?member=socio-1003"))  # Emma, who speaks English
+    frame = open_widget(page)
+    ask(frame, "How is my membership?")
+    expire_conversation_token(directory, page, lines["agent"])
+
+    page.reload()
+
+    frame = widget(page)
+    expect(frame.locator("#alert")).to_have_text(
+        "Your earlier conversation has expired; what you write now starts a new one.",
+        timeout=10_000,
+    )
+    expect(frame.locator("#log > li")).to_have_count(0)
+    expect(frame.locator("#send")).to_have_text("Send")
+    expect(frame.locator("#text")).to_be_enabled()
+    page.screenshot(path=str(ARTIFACTS / "widget-expired-on-reload.png"))
+    reply = ask(frame, "How is my membership?")
+    assert "Cuota mensual" in reply.inner_text()
+    expect(frame.locator("#alert")).to_be_hidden()
+    expect(frame.locator("#log > li")).to_have_count(2)
+    page.context.close()
+
+
+def test_widget_clears_the_interrupted_notice_once_the_reply_arrives(app, browser):
+    """After the connection drops during a turn, the member is told the reply will
+    appear; when it arrives by the widget's regular look at the conversation, the
+    notice goes away."""
+    from playwright.sync_api import expect
+
+    base, _, _ = app
+    stamp = "2026-11-30T10:00:00+00:00"
+    stored: list[dict] = []
+
+    def drop_the_turn(route):
+        if route.request.method == "POST":
+            route.abort("connectionreset")
+        else:
+            route.fulfill(status=200, json={"messages": stored})
+
+    page = browser.new_page(locale="es-ES")
+    page.route("**/api/v1/conversations/*/messages*", drop_the_turn)
+    page.goto(site(base))
+    frame = open_widget(page)
+    frame.locator("#text").fill("¿A qué hora abrís?")
+    frame.locator("#text").press("Enter")
+    expect(frame.locator("#alert")).to_have_text(
+        "La conexión se ha interrumpido; la respuesta aparecerá aquí cuando esté lista."
+    )
+
+    stored += [
+        {"id": "91001", "role": "member", "text": "¿A qué hora abrís?"},
+        {"id": "91002", "role": "assistant", "text": "Abrimos a las 7:00."},
+    ]
+    for message in stored:
+        message["created_at"] = stamp
+
+    expect(frame.locator("#log li[data-role=assistant]")).to_have_text(
+        "Asistente: Abrimos a las 7:00.", timeout=10_000
+    )
+    expect(frame.locator("#alert")).to_be_hidden()
+    page.close()
+
+
+ANNOUNCEMENTS = """
+if (location.pathname.startsWith("/widget/")) {
+  // What a screen reader is told: messages added inside a live region.
+  window.announced = [];
+  window.restoredQuietly = [];
+  new MutationObserver((records) => {
+    for (const record of records) {
+      const region = record.target.closest && record.target.closest("[aria-live]");
+      const live = region && region.getAttribute("aria-live") !== "off";
+      for (const node of record.addedNodes) {
+        if (node.nodeType !== 1) continue;
+        const items = node.matches("li.message") ? [node] : [
+          ...node.querySelectorAll("li.message")
+        ];
+        for (const item of items) {
+          const text = item.querySelector(".text").textContent;
+          (live ? window.announced : window.restoredQuietly).push(text);
+        }
+      }
+    }
+  }).observe(document, { childList: true, subtree: true });
+}
+"""
+
+
+def test_widget_does_not_announce_the_history_again_after_a_reload(app, browser):
+    """The conversation's log is a live region: a new reply is announced to a
+    screen reader, but the history shown again after a reload is not. (What is
+    announced is what the page adds inside a live region while it is live; the
+    test records that, as a browser does, since a screen reader is not at hand.)"""
+    from playwright.sync_api import expect
+
+    base, _, _ = app
+    context = browser.new_context(locale="es-ES")
+    context.add_init_script(ANNOUNCEMENTS)
+    page = context.new_page()
+    page.goto(site(base))
+    frame = open_widget(page)
+    ask(frame, "¿Cuántas calorías tiene el pollo?")
+
+    page.reload()
+
+    frame = widget(page)
+    expect(frame.locator("#log > li")).to_have_count(2)
+    expect(frame.locator("#log")).to_have_attribute("aria-live", "polite")
+    body = frame.locator("body")
+    assert body.evaluate("() => window.announced") == []
+    assert len(body.evaluate("() => window.restoredQuietly")) == 2
+    reply = ask(frame, "¿Y el arroz?")
+    assert reply.locator(".text").text_content() in body.evaluate(
+        "() => window.announced"
+    )
+    page.context.close()

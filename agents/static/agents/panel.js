@@ -20,10 +20,11 @@
   var parentOrigin = null;   // the gym's page, learned from its first message
   var identityToken = null;  // the gym's signed statement of who the member is
   var session = null;        // {conversation, token, expires_at, member, seen}
-  var shown = {};            // message ids already in the log
+  var shown = {};            // the log's element of each message id shown
   var count = 0;             // how many messages are in the log
   var lastId = null;         // the newest message read from the history, for ?after=
   var busy = false;          // a turn is streaming (polling waits)
+  var loading = null;        // the history kept from before a reload, being read
   var isOpen = false;
   var unread = 0;
   var initialized = false;
@@ -86,14 +87,30 @@
     tellParent({ type: "gymnasia:session", session: session });
   }
 
-  function forgetSession() {
+  // Another member, or none, starts a new conversation in the agent's language;
+  // the same member, whose conversation expired, goes on in theirs.
+  function forgetSession(sameMember) {
     session = null;
     shown = {};
     count = 0;
     lastId = null;
-    while (log.firstChild) log.removeChild(log.firstChild);
-    speak(config.language);
+    unread = 0;
+    showUnread();
+    // A message being sent stays: it goes on in the next conversation.
+    Array.prototype.slice.call(log.children).forEach(function (item) {
+      if (!item.classList.contains("sending")) log.removeChild(item);
+    });
+    if (!sameMember) speak(config.language);
     tellParent({ type: "gymnasia:forget" });
+  }
+
+  // The conversation can no longer be read (its token lasts 12 hours): the member
+  // is told at once, in their language, and a new one starts (now if the panel is
+  // open, which also asks again whether the gym's page still vouches for them).
+  function expire(text) {
+    forgetSession(true);
+    showAlert(text);
+    if (isOpen) ensureConversation();
   }
 
   // The panel's own words in the conversation's language, which the API names
@@ -140,6 +157,9 @@
   });
 
   function showUnread() {
+    if (unreadBadge.hidden !== (unread === 0)) {
+      tellParent({ type: "gymnasia:badge", shown: unread > 0 });  // its corner takes room
+    }
     unreadBadge.hidden = unread === 0;
     unreadBadge.textContent = unread ? String(unread) : "";
     var words = (unread === 1 ? S.unread_one : S.unread_other).replace("%(count)s", unread);
@@ -148,14 +168,18 @@
 
   // ---- alerts and the typing indicator -------------------------------------------
 
-  function showAlert(text) {
+  var alertUntilReply = false;  // the alert is over once a reply shows
+
+  function showAlert(text, untilReply) {
     alertBox.textContent = text;
     alertBox.hidden = false;
+    alertUntilReply = Boolean(untilReply);
   }
 
   function clearAlert() {
     alertBox.hidden = true;
     alertBox.textContent = "";
+    alertUntilReply = false;
   }
 
   function showTyping(text) {
@@ -288,16 +312,18 @@
     return item;
   }
 
-  function addMessage(message, replacing) {
+  // A message in the log: in place of `replacing` (the member's own, echoed while
+  // sending), else before `before`, else last.
+  function addMessage(message, replacing, before) {
     if (shown[message.id]) return;
-    shown[message.id] = true;
     count += 1;
-    var element = messageElement(message);
+    var element = shown[message.id] = messageElement(message);
     if (replacing && replacing.parentNode) {
       log.replaceChild(element, replacing);
     } else {
-      log.appendChild(element);
+      log.insertBefore(element, before || null);
     }
+    if (message.role !== "member" && alertUntilReply) clearAlert();
     if (isOpen) {
       markSeen();
     } else if (message.role !== "member" && count > session.seen) {
@@ -364,14 +390,45 @@
     return starting;
   }
 
+  // The conversation kept from before a reload; a message the member writes
+  // meanwhile waits for it (the turn's messages are newer than all of it).
   function loadHistory() {
-    return fetchMessages(null).then(function (ok) {
-      if (!ok) forgetSession();
+    loading = fetchMessages(null, true).then(function (ok) {
+      loading = null;
+      if (!ok) expire(S.expired_earlier);
+    });
+    return loading;
+  }
+
+  // The whole history, read while this page may already show some of it or newer
+  // messages (the member wrote before it came): each message goes in its place,
+  // the older ones above.
+  function mergeHistory(messages) {
+    var next = log.firstChild;
+    messages.forEach(function (message) {
+      if (shown[message.id]) next = shown[message.id].nextSibling;
+      else addMessage(message, null, next);
     });
   }
 
-  // Messages after the last one shown; false when the conversation cannot be read.
-  function fetchMessages(after) {
+  // The history kept from before a reload is shown again, not read out again: the
+  // log is a live region, whose additions a screen reader announces, so the
+  // messages go into a new log that takes its place whole (a live region's first
+  // content is not announced). Messages added later are announced as usual.
+  function restoreHistory(messages) {
+    if (!messages.length) return;
+    var replaced = log;
+    log = replaced.cloneNode(false);
+    while (replaced.firstChild) log.appendChild(replaced.firstChild);
+    mergeHistory(messages);
+    replaced.parentNode.replaceChild(log, replaced);
+    scrollDown();
+  }
+
+  // Messages after the last one read from the history (all of them when none has
+  // been); false when the conversation cannot be read. While a turn streams, what
+  // is read is left for the next look, unless it is the history a message waits for.
+  function fetchMessages(after, restoring) {
     if (!session) return Promise.resolve(false);
     var url = config.api + "/conversations/" + encodeURIComponent(session.conversation) + "/messages";
     if (after) url += "?after=" + encodeURIComponent(after);
@@ -380,22 +437,24 @@
       if (response.status === 401 || response.status === 403) return false;
       if (!response.ok) return true;
       return response.json().then(function (data) {
-        if (asked !== session || busy) return true;
+        if (asked !== session || (busy && !restoring)) return true;
         // Only the history moves the cursor: a turn's streamed messages may come
         // after others added meanwhile (an approval's outcome), not yet read.
-        (data.messages || []).forEach(function (message) {
-          addMessage(message);
-          lastId = message.id;
-        });
+        var messages = data.messages || [];
+        if (restoring) restoreHistory(messages);
+        else if (after) messages.forEach(function (message) { addMessage(message); });
+        else mergeHistory(messages);
+        if (messages.length) lastId = messages[messages.length - 1].id;
         return true;
       });
     }).catch(function () { return true; });
   }
 
   function poll() {
-    if (session && !busy && document.visibilityState !== "hidden") {
+    // Not while the history kept from before a reload is being read: that is this look.
+    if (session && !busy && !loading && document.visibilityState !== "hidden") {
       fetchMessages(lastId).then(function (ok) {
-        if (!ok && !busy) forgetSession();
+        if (!ok && !busy) expire(S.expired_earlier);
       });
     }
   }
@@ -433,7 +492,9 @@
     clearAlert();
     var echo = pendingEcho(text);
     var streamed = "";
-    return ensureConversation().then(function (ok) {
+    return Promise.resolve(loading).then(function () {
+      return ensureConversation();
+    }).then(function (ok) {
       if (!ok) {
         echo.remove();
         input.value = text;
@@ -451,8 +512,7 @@
             echo.remove();
             input.value = text;
             if (response.status === 401 || response.status === 403) {
-              forgetSession();
-              showAlert(S.expired);
+              expire(S.expired);
             } else {
               showAlert(errorText(response.status));
             }
@@ -496,7 +556,7 @@
         return pump();
       }).catch(function () {
         if (echo.parentNode) input.value = text;  // it may not have arrived
-        showAlert(S.connection_lost);
+        showAlert(S.connection_lost, true);  // the reply comes with the next look
       });
     }).then(function () {
       busy = false;

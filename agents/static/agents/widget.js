@@ -25,6 +25,7 @@
   var storageKey = "gymnasia-widget:" + agent;
   var frame = document.createElement("iframe");
   var isOpen = false;
+  var badge = false;  // the closed launcher shows a count of new messages
 
   // Who the identity token names (read, not verified: Gymnasia verifies it), so a
   // conversation kept for one member is never reopened for another.
@@ -58,6 +59,10 @@
     if (frame.contentWindow) frame.contentWindow.postMessage(message, origin);
   }
 
+  // Closed, the iframe is the round launcher's own box, rounded like it (and, while
+  // the launcher shows a count of new messages, that badge's corner too): an iframe
+  // takes every click in its box, transparent or not, and the gym's page around the
+  // button must stay clickable. The launcher's shadow is drawn here, outside it.
   function layout(open) {
     var phone = window.matchMedia("(max-width: 480px)").matches;
     var style = frame.style;
@@ -68,11 +73,14 @@
       style.width = "min(400px, calc(100vw - 24px))";
       style.height = "min(640px, calc(100% - 24px))";
     } else {
-      style.width = "88px";
-      style.height = "88px";
+      style.width = badge ? "60px" : "56px";
+      style.height = badge ? "60px" : "56px";
     }
-    style.right = open && !phone ? "12px" : "0";
-    style.bottom = open && !phone ? "12px" : "0";
+    style.right = open ? (phone ? "0" : "12px") : (badge ? "12px" : "16px");
+    style.bottom = open ? (phone ? "0" : "12px") : "16px";
+    // The launcher's circle is centred 28px from the box's left and bottom edges.
+    style.borderRadius = open ? "" : badge ? "28px 0 32px 28px / 32px 0 28px 28px" : "50%";
+    style.filter = open ? "" : "drop-shadow(0 4px 14px rgba(0, 0, 0, .25))";
   }
 
   window.addEventListener("message", function (event) {
@@ -98,6 +106,9 @@
         current.open = isOpen;
         store(current);
       }
+    } else if (data.type === "gymnasia:badge") {
+      badge = Boolean(data.shown);
+      layout(isOpen);
     } else if (data.type === "gymnasia:title") {
       frame.title = String(data.title || "Chat");
     }
