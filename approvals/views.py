@@ -180,8 +180,12 @@ def inbox(request: HtmxHttpRequest) -> HttpResponse:
         status = PendingAction.Status.PENDING
     if tool not in TOOL_TITLES:
         tool = ""  # a filter no inbox knows (or a NUL character) filters nothing
+    before = request.GET.get("before", "")
+    page = pending_actions_for_staff(user=user, status=status, tool=tool, before=before)
     context = {
-        "rows": _rows(pending_actions_for_staff(user=user, status=status, tool=tool)),
+        "rows": _rows(page.rows),
+        "older": page.older,
+        "before": before,
         "status": status,
         "tool": tool,
         "statuses": PendingAction.Status.choices,
@@ -289,7 +293,9 @@ def handoffs(request: HtmxHttpRequest) -> HttpResponse:
     status = request.GET.get("status", Handoff.Status.OPEN)
     if status and status not in Handoff.Status.values:
         status = Handoff.Status.OPEN
-    cases = handoffs_for_staff(user=user, status=status)
+    before = request.GET.get("before", "")
+    page = handoffs_for_staff(user=user, status=status, before=before)
+    cases = page.rows
     excerpts = _excerpts([_turn_of(h) for h in cases])
     context = {
         "rows": [
@@ -304,6 +310,8 @@ def handoffs(request: HtmxHttpRequest) -> HttpResponse:
             }
             for h in cases
         ],
+        "older": page.older,
+        "before": before,
         "status": status,
         "resolutions": Handoff.Resolution.choices,
         "refresh_seconds": INBOX_REFRESH_SECONDS,
