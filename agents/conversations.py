@@ -17,6 +17,7 @@ from agents.database import rows_insert_linked
 from agents.models import Agent, Conversation, Message
 from agents.providers.base import AssistantStep, HistoryItem, ToolResults, UserText
 from gymnasia.gyms.models import Member
+from tools.execution import surely_over_after
 from tools.models import ToolCallLog
 from tools.registry import published_registry
 from tools.types import (
@@ -240,6 +241,14 @@ def interrupted_results(*, step: Message, calls: list[ToolCall]) -> list[ToolRes
         payload: dict[str, Any]
         if log is not None and log.status not in ("", ToolCallLog.EXECUTING):
             payload = dict(log.result) or {"status": log.status}
+        elif log is not None and log.created_at > timezone.now() - surely_over_after():
+            # Another turn of the conversation may be running it right now.
+            payload = {
+                "status": UNKNOWN_OUTCOME,
+                "verification": UNVERIFIABLE,
+                "message": "This change is still being made, or its turn has just "
+                "stopped; whether it was saved is not known yet.",
+            }
         elif log is not None:
             payload = {
                 "status": UNKNOWN_OUTCOME,

@@ -31,9 +31,9 @@ from gymnasia.text import text_checked_storable
 from tools.canonical import action_key, canonical_arguments
 from tools.dispatcher import amount_of, over_the_limit, parse_arguments
 from tools.execution import (
-    MAX_ATTEMPTS,
     CallContext,
     execute_and_verify,
+    surely_over_after,
     write_checked,
 )
 from tools.integrations.errors import IntegrationError
@@ -470,14 +470,9 @@ def turn_calls_interrupted_hand_over(*, now: datetime.datetime) -> int:
     """Hand to staff the writes of turns that stopped while they ran (R9), and tell
     the member in R10's words. Approved actions' executions have their own path
     above, and a queued call's record belongs to its pending action."""
-    # Each attempt stops at the execution timeout; well past the last one, nothing
-    # is still running.
-    stuck_after = datetime.timedelta(
-        seconds=MAX_ATTEMPTS * settings.TOOLS_EXECUTION_TIMEOUT + 60
-    )
     stuck = ToolCallLog.objects.filter(
         status=ToolCallLog.EXECUTING,
-        created_at__lte=now - stuck_after,
+        created_at__lte=now - surely_over_after(),
         pending_action__isnull=True,
         approved_action__isnull=True,
     ).select_related("business", "member")

@@ -8,6 +8,7 @@ so does an approved action (``execute_and_verify``).
 
 from __future__ import annotations
 
+import datetime
 import functools
 import time
 import uuid
@@ -15,6 +16,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from django.conf import settings
 from django.utils import timezone, translation
 
 from gymnasia.errors import Conflict, InvalidValue, NotFound
@@ -56,6 +58,15 @@ from tools.types import (
 MODEL_LANGUAGE = "en"
 MAX_ATTEMPTS = 3
 RETRY_BACKOFF_SECONDS = (0.05, 0.2)
+
+
+def surely_over_after() -> datetime.timedelta:
+    """How long after a call was claimed nothing of it can still be running: each
+    attempt stops at the execution timeout, with a margin past the last one."""
+    return datetime.timedelta(
+        seconds=MAX_ATTEMPTS * settings.TOOLS_EXECUTION_TIMEOUT + 60
+    )
+
 
 ClientFactory = Callable[[str, Business], Any]
 

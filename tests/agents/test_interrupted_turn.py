@@ -114,6 +114,36 @@ def test_every_call_of_a_stopped_step_is_answered_from_what_is_known(demo):
 
 
 @pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("claimed_ago", "said"),
+    [
+        (datetime.timedelta(seconds=5), "still being made"),
+        (datetime.timedelta(minutes=5), "The turn stopped"),
+    ],
+)
+def test_a_write_claimed_moments_ago_may_still_be_running(demo, claimed_ago, said):
+    """A write another turn of the conversation claimed moments ago may be running
+    still (a member who sent two messages at once): the history says its outcome
+    is not known yet, never that its turn stopped and staff will check it; once
+    its time is surely over, it is a turn that stopped."""
+    agent, member = demo
+    conversation = conversation_start(agent=agent, member=member)
+    Message.objects.create(conversation=conversation, role="member", text="hola")
+    step = stopped_step(conversation, ("call_running", "book_class"))
+    log = log_row(conversation, step, "call_running", "book_class", "executing")
+    ToolCallLog.objects.filter(pk=log.pk).update(
+        created_at=timezone.now() - claimed_ago
+    )
+
+    results = conversation_history(conversation)[2]
+
+    assert isinstance(results, ToolResults)
+    (result,) = results.results
+    assert result.payload["status"] == "unknown_outcome"
+    assert said in result.payload["message"]
+
+
+@pytest.mark.django_db
 def test_two_turns_storing_their_rows_in_between_keep_each_step_answered(demo):
     """Two messages of one conversation answered at once: each step's results
     carry its own calls only, whatever was stored in between."""
