@@ -246,6 +246,14 @@ async def test_any_chunking_gives_the_same_tool_calls(
     )
 
 
+def _turns_talk_to(monkeypatch, fake: FakeLLM, provider_name: str) -> None:
+    """Turns ask the fake, through the real adapter of ``provider_name``."""
+    monkeypatch.setattr(
+        "agents.turn.provider_for",
+        lambda agent, conversation: make_provider(provider_name, fake.base_url),
+    )
+
+
 # --- a step with nothing in it -------------------------------------------------
 
 
@@ -257,10 +265,7 @@ def test_a_final_step_with_nothing_in_it_is_no_reply(
     """A step that finishes with neither text nor calls (Gemini's empty answer
     after function results, an OpenAI refusal) answers nothing: the member is
     told the assistant could not answer, never shown an empty reply."""
-    monkeypatch.setattr(
-        "agents.turn.provider_for",
-        lambda agent, conversation: make_provider(provider_name, fake.base_url),
-    )
+    _turns_talk_to(monkeypatch, fake, provider_name)
     fake.script(
         provider_name,
         [
@@ -318,10 +323,7 @@ def test_a_turn_asks_again_after_an_openai_stream_failed_and_answers(
     """A rate limit or a server fault that ends OpenAI's stream (as an ``error``
     event or ``response.failed``) ran nothing: the turn asks again, as it does
     after a 429 or a 500, and the member reads the answer, not a notice."""
-    monkeypatch.setattr(
-        "agents.turn.provider_for",
-        lambda agent, conversation: make_provider("openai", fake.base_url),
-    )
+    _turns_talk_to(monkeypatch, fake, "openai")
     fake.script(
         "openai",
         [
@@ -365,10 +367,7 @@ def test_every_step_may_be_as_long_as_the_agent_allows(
     budget away and the step ends unanswered."""
     agent.max_output_tokens = 12000
     agent.save()
-    monkeypatch.setattr(
-        "agents.turn.provider_for",
-        lambda agent, conversation: make_provider(provider_name, fake.base_url),
-    )
+    _turns_talk_to(monkeypatch, fake, provider_name)
     fake.script(
         provider_name,
         [

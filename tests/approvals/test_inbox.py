@@ -207,7 +207,8 @@ def test_every_action_needs_the_csrf_token(world):
     assert action.status == "pending"
 
 
-def test_a_handoff_is_settled_with_what_happened(staff_client, world):
+def _unknown_food_write(world) -> Handoff:
+    """The case of 40 g of oats added to dinner whose answer never came back."""
     with inject_fault("nutrition", Fault.TIMEOUT_AFTER_COMMIT):
         world.call(
             "add_food_to_meal",
@@ -218,7 +219,11 @@ def test_a_handoff_is_settled_with_what_happened(staff_client, world):
                 "grams": 40,
             },
         )
-    handoff = Handoff.objects.get()
+    return Handoff.objects.get()
+
+
+def test_a_handoff_is_settled_with_what_happened(staff_client, world):
+    handoff = _unknown_food_write(world)
     page = staff_client.get(
         "/inbox/handoffs/", headers={"Accept-Language": "en"}
     ).content.decode()
@@ -374,17 +379,7 @@ def test_a_case_whose_outcome_is_unknown_reads_in_the_staffs_language(
     what is known in Spanish (it read "Could not confirm add_food_to_meal." and
     "The request was sent and no answer came back; it may have been done.")."""
     # given a write whose answer never came back
-    with inject_fault("nutrition", Fault.TIMEOUT_AFTER_COMMIT):
-        world.call(
-            "add_food_to_meal",
-            {
-                "date": world.day(0),
-                "meal": "dinner",
-                "food_id": world.ids["food_id:oats"],
-                "grams": 40,
-            },
-        )
-    handoff = Handoff.objects.get()
+    handoff = _unknown_food_write(world)
 
     # when Spanish staff open the cases
     page = staff_client.get(
