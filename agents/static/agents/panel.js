@@ -29,6 +29,7 @@
   var unread = 0;
   var initialized = false;
   var refused = false;       // the identity token was refused: nothing is sent
+  var putBack = null;        // a message's text put back in the box, not known to have arrived
 
   $("greeting").textContent = S.greeting;
 
@@ -324,6 +325,13 @@
       log.insertBefore(element, before || null);
     }
     if (message.role !== "member" && alertUntilReply) clearAlert();
+    // A text put back after a lost connection is seen to have arrived (the history
+    // shows it as a new message of the member's): the box no longer offers to send
+    // it again, unless the member has changed it since.
+    if (message.role === "member" && putBack !== null && message.text === putBack) {
+      if (input.value === putBack) input.value = "";
+      putBack = null;
+    }
     if (isOpen) {
       markSeen();
     } else if (message.role !== "member" && count > session.seen) {
@@ -490,6 +498,7 @@
     busy = true;
     sendButton.disabled = true;
     clearAlert();
+    putBack = null;
     var echo = pendingEcho(text);
     var streamed = "";
     return Promise.resolve(loading).then(function () {
@@ -555,7 +564,7 @@
         }
         return pump();
       }).catch(function () {
-        if (echo.parentNode) input.value = text;  // it may not have arrived
+        if (echo.parentNode) input.value = putBack = text;  // it may not have arrived
         showAlert(S.connection_lost, true);  // the reply comes with the next look
       });
     }).then(function () {
