@@ -1032,3 +1032,92 @@ def test_widget_does_not_announce_the_history_again_after_a_reload(app, browser)
     )
     page.context.close()
 
+
+def test_widget_announces_the_members_own_message_once(app, browser):
+    """The member's message, shown at once while it is sent, is read out once by a
+    screen reader: when it is stored, that same entry of the log becomes the stored
+    message (its id, no longer marked as being sent), never a second entry in the
+    live region."""
+    from playwright.sync_api import expect
+
+    base, lines, _ = app
+    context = browser.new_context(locale="es-ES")
+    context.add_init_script(ANNOUNCEMENTS)
+    page = context.new_page()
+    page.goto(site(base))
+    frame = open_widget(page)
+
+    reply = ask(frame, "¿Cuántas proteínas tiene el pollo?")
+
+    announced = frame.locator("body").evaluate("() => window.announced")
+    assert announced.count("¿Cuántas proteínas tiene el pollo?") == 1
+    assert reply.locator(".text").text_content() in announced
+    mine = frame.locator("#log li[data-role=member]")
+    expect(mine).to_have_count(1)
+    stored = history(base, kept_session(page, lines["agent"]))
+    assert mine.get_attribute("data-id") == stored[0]["id"]
+    assert "sending" not in (mine.get_attribute("class") or "")
+    page.context.close()
+
+
+CUT_AFTER_THE_FIRST_PIECE = """
+if (location.pathname.startsWith("/widget/")) {
+  // A turn's stream whose connection drops after its first piece has arrived.
+  const realFetch = window.fetch;
+  window.fetch = (url, options) => {
+    const turn = options && options.method === "POST" && /\\/messages$/.test(url);
+    return realFetch(url, options).then((response) => {
+      if (!turn) return response;
+      const reader = response.body.getReader();
+      const body = new ReadableStream({
+        pull(controller) {
+          return reader.read().then((chunk) => {
+            controller.enqueue(chunk.value);
+            reader.cancel();
+            controller.error(new TypeError("network error"));
+          });
+        }
+      });
+      return new Response(body, { status: response.status, headers: response.headers });
+    });
+  };
+}
+"""
+
+
+def test_widget_puts_nothing_back_when_the_connection_drops_after_storing(app, browser):
+    """When the connection drops after the turn has said the member's message is
+    stored, the message stays in the log as stored and its text is not put back in
+    the box: it arrived, and sending it again would send it twice."""
+    from playwright.sync_api import expect
+
+    base, _, _ = app
+    stamp = "2026-11-30T10:00:00+00:00"
+    mine = {"id": "95001", "role": "member", "text": "¿Abrís el domingo?"}
+    stored = [mine | {"created_at": stamp}]
+
+    def answer(route):
+        if route.request.method == "POST":
+            body = sse(("message", stored[0]), ("delta", {"text": "Sí, de"}))
+            route.fulfill(
+                status=200, content_type="text/event-stream; charset=utf-8", body=body
+            )
+        else:
+            route.fulfill(status=200, json={"messages": stored})
+
+    context = browser.new_context(locale="es-ES")
+    context.add_init_script(CUT_AFTER_THE_FIRST_PIECE)
+    page = context.new_page()
+    page.route("**/api/v1/conversations/*/messages*", answer)
+    page.goto(site(base))
+    frame = open_widget(page)
+
+    frame.locator("#text").fill("¿Abrís el domingo?")
+    frame.locator("#text").press("Enter")
+
+    expect(frame.locator("#alert")).to_have_text(INTERRUPTED)
+    expect(frame.locator("#text")).to_have_value("")
+    expect(frame.locator("#log > li")).to_have_count(1)
+    expect(frame.locator("#log > li")).to_have_attribute("data-id", "95001")
+    expect(frame.locator("#log > li")).not_to_have_class(re.compile("sending"))
+    page.context.close()

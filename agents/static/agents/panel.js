@@ -313,16 +313,33 @@
     return item;
   }
 
-  // A message in the log: in place of `replacing` (the member's own, echoed while
-  // sending), else before `before`, else last.
-  function addMessage(message, replacing, before) {
+  // The member's own message, echoed while sending, becomes the stored one where
+  // it stands (its id, no longer "sending"): the log is a live region, where a new
+  // element in its place would be read out a second time. Its content is renewed
+  // only if it reads differently (the panel's language changed meanwhile).
+  function becomeStored(echo, message) {
+    var stored = messageElement(message);
+    echo.className = stored.className;
+    Object.keys(stored.dataset).forEach(function (key) {
+      echo.dataset[key] = stored.dataset[key];
+    });
+    if (echo.textContent !== stored.textContent) {
+      while (echo.firstChild) echo.removeChild(echo.firstChild);
+      while (stored.firstChild) echo.appendChild(stored.firstChild);
+    }
+    return echo;
+  }
+
+  // A message in the log: as `echoed` (the member's own, shown while sending),
+  // else before `before`, else last.
+  function addMessage(message, echoed, before) {
     if (shown[message.id]) return;
     count += 1;
-    var element = shown[message.id] = messageElement(message);
-    if (replacing && replacing.parentNode) {
-      log.replaceChild(element, replacing);
+    if (echoed && echoed.parentNode) {
+      shown[message.id] = becomeStored(echoed, message);
     } else {
-      log.insertBefore(element, before || null);
+      shown[message.id] = messageElement(message);
+      log.insertBefore(shown[message.id], before || null);
     }
     if (message.role !== "member" && alertUntilReply) clearAlert();
     // A text put back after a lost connection is seen to have arrived (the history
@@ -564,7 +581,7 @@
         }
         return pump();
       }).catch(function () {
-        if (echo.parentNode) input.value = putBack = text;  // it may not have arrived
+        if (!echo.dataset.id) input.value = putBack = text;  // it may not have arrived
         showAlert(S.connection_lost, true);  // the reply comes with the next look
       });
     }).then(function () {
