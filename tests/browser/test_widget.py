@@ -871,6 +871,113 @@ def test_widget_clears_the_interrupted_notice_once_the_reply_arrives(app, browse
     page.close()
 
 
+INTERRUPTED = (
+    "La conexión se ha interrumpido; la respuesta aparecerá aquí cuando esté lista."
+)
+
+
+def test_widget_empties_the_box_once_a_message_put_back_is_seen_to_have_arrived(
+    app, browser
+):
+    """When the connection drops while a message is sent, its text is put back in
+    the box, since it may not have arrived; once the conversation's history shows
+    that it did, the box is emptied, so that it is not sent twice, and the notice
+    still says the reply will come, until it does."""
+    from playwright.sync_api import expect
+
+    base, _, _ = app
+    stamp = "2026-11-30T10:00:00+00:00"
+    stored: list[dict] = []
+
+    def lose_the_answer(route):
+        if route.request.method == "POST":
+            # The message reaches the server; the answer never reaches the panel.
+            text = json.loads(route.request.post_data or "{}")["text"]
+            stored.append(
+                {"id": "93001", "role": "member", "text": text, "created_at": stamp}
+            )
+            route.abort("connectionreset")
+        else:
+            route.fulfill(status=200, json={"messages": stored})
+
+    page = browser.new_page(locale="es-ES")
+    page.route("**/api/v1/conversations/*/messages*", lose_the_answer)
+    page.goto(site(base))
+    frame = open_widget(page)
+
+    frame.locator("#text").fill("¿Abrís el domingo?")
+    frame.locator("#text").press("Enter")
+
+    expect(frame.locator("#log li[data-id='93001']")).to_have_count(1)
+    expect(frame.locator("#text")).to_have_value("")
+    expect(frame.locator("#alert")).to_have_text(INTERRUPTED)
+    reply = {"id": "93002", "role": "assistant", "text": "Sí, de 9:00 a 14:00."}
+    stored.append(reply | {"created_at": stamp})
+    expect(frame.locator("#log li[data-role=assistant]")).to_have_text(
+        "Asistente: Sí, de 9:00 a 14:00.", timeout=10_000
+    )
+    expect(frame.locator("#alert")).to_be_hidden()
+    expect(frame.locator("#log li[data-role=member]")).to_have_count(1)
+    page.close()
+
+
+def test_widget_keeps_a_message_put_back_until_it_is_seen_to_have_arrived(app, browser):
+    """After a lost connection, the text put back stays in the box while the
+    history does not show that message (an earlier message in the same words does
+    not count); when it does show up, a text the member has changed meanwhile is
+    kept."""
+    from playwright.sync_api import expect
+
+    base, _, _ = app
+    stamp = "2026-11-30T10:00:00+00:00"
+    asked = "¿Abrís el domingo?"
+    stored: list[dict] = []
+    looks: list[int] = []
+
+    def message(id_: str, role: str, text: str) -> dict:
+        return {"id": id_, "role": role, "text": text, "created_at": stamp}
+
+    def answer_once_then_lose(route):
+        if route.request.method == "GET":
+            looks.append(1)
+            route.fulfill(status=200, json={"messages": stored})
+        elif not stored:
+            stored.extend(
+                [
+                    message("94001", "member", asked),
+                    message("94002", "assistant", "Sí, de 9:00 a 14:00."),
+                ]
+            )
+            body = sse(*(("message", m) for m in stored), ("done", {}))
+            route.fulfill(
+                status=200, content_type="text/event-stream; charset=utf-8", body=body
+            )
+        else:  # the second message never reaches the server
+            route.abort("connectionreset")
+
+    page = browser.new_page(locale="es-ES")
+    page.route("**/api/v1/conversations/*/messages*", answer_once_then_lose)
+    page.goto(site(base))
+    frame = open_widget(page)
+    ask(frame, asked)
+
+    frame.locator("#text").fill(asked)
+    frame.locator("#text").press("Enter")
+
+    expect(frame.locator("#alert")).to_have_text(INTERRUPTED)
+    seen = len(looks)
+    deadline = time.monotonic() + 10
+    while len(looks) < seen + 2:  # a look right away, then the regular one
+        assert time.monotonic() < deadline, "the widget did not look again"
+        page.wait_for_timeout(100)
+    expect(frame.locator("#text")).to_have_value(asked)
+    frame.locator("#text").fill(asked + " ¿Y por la tarde?")
+    stored.append(message("94003", "member", asked))  # it arrived after all
+    expect(frame.locator("#log li[data-id='94003']")).to_have_count(1, timeout=10_000)
+    expect(frame.locator("#text")).to_have_value(asked + " ¿Y por la tarde?")
+    page.close()
+
+
 ANNOUNCEMENTS = """
 if (location.pathname.startsWith("/widget/")) {
   // What a screen reader is told: messages added inside a live region.
@@ -923,4 +1030,94 @@ def test_widget_does_not_announce_the_history_again_after_a_reload(app, browser)
     assert reply.locator(".text").text_content() in body.evaluate(
         "() => window.announced"
     )
+    page.context.close()
+
+
+def test_widget_announces_the_members_own_message_once(app, browser):
+    """The member's message, shown at once while it is sent, is read out once by a
+    screen reader: when it is stored, that same entry of the log becomes the stored
+    message (its id, no longer marked as being sent), never a second entry in the
+    live region."""
+    from playwright.sync_api import expect
+
+    base, lines, _ = app
+    context = browser.new_context(locale="es-ES")
+    context.add_init_script(ANNOUNCEMENTS)
+    page = context.new_page()
+    page.goto(site(base))
+    frame = open_widget(page)
+
+    reply = ask(frame, "¿Cuántas proteínas tiene el pollo?")
+
+    announced = frame.locator("body").evaluate("() => window.announced")
+    assert announced.count("¿Cuántas proteínas tiene el pollo?") == 1
+    assert reply.locator(".text").text_content() in announced
+    mine = frame.locator("#log li[data-role=member]")
+    expect(mine).to_have_count(1)
+    stored = history(base, kept_session(page, lines["agent"]))
+    assert mine.get_attribute("data-id") == stored[0]["id"]
+    assert "sending" not in (mine.get_attribute("class") or "")
+    page.context.close()
+
+
+CUT_AFTER_THE_FIRST_PIECE = """
+if (location.pathname.startsWith("/widget/")) {
+  // A turn's stream whose connection drops after its first piece has arrived.
+  const realFetch = window.fetch;
+  window.fetch = (url, options) => {
+    const turn = options && options.method === "POST" && /\\/messages$/.test(url);
+    return realFetch(url, options).then((response) => {
+      if (!turn) return response;
+      const reader = response.body.getReader();
+      const body = new ReadableStream({
+        pull(controller) {
+          return reader.read().then((chunk) => {
+            controller.enqueue(chunk.value);
+            reader.cancel();
+            controller.error(new TypeError("network error"));
+          });
+        }
+      });
+      return new Response(body, { status: response.status, headers: response.headers });
+    });
+  };
+}
+"""
+
+
+def test_widget_puts_nothing_back_when_the_connection_drops_after_storing(app, browser):
+    """When the connection drops after the turn has said the member's message is
+    stored, the message stays in the log as stored and its text is not put back in
+    the box: it arrived, and sending it again would send it twice."""
+    from playwright.sync_api import expect
+
+    base, _, _ = app
+    stamp = "2026-11-30T10:00:00+00:00"
+    mine = {"id": "95001", "role": "member", "text": "¿Abrís el domingo?"}
+    stored = [mine | {"created_at": stamp}]
+
+    def answer(route):
+        if route.request.method == "POST":
+            body = sse(("message", stored[0]), ("delta", {"text": "Sí, de"}))
+            route.fulfill(
+                status=200, content_type="text/event-stream; charset=utf-8", body=body
+            )
+        else:
+            route.fulfill(status=200, json={"messages": stored})
+
+    context = browser.new_context(locale="es-ES")
+    context.add_init_script(CUT_AFTER_THE_FIRST_PIECE)
+    page = context.new_page()
+    page.route("**/api/v1/conversations/*/messages*", answer)
+    page.goto(site(base))
+    frame = open_widget(page)
+
+    frame.locator("#text").fill("¿Abrís el domingo?")
+    frame.locator("#text").press("Enter")
+
+    expect(frame.locator("#alert")).to_have_text(INTERRUPTED)
+    expect(frame.locator("#text")).to_have_value("")
+    expect(frame.locator("#log > li")).to_have_count(1)
+    expect(frame.locator("#log > li")).to_have_attribute("data-id", "95001")
+    expect(frame.locator("#log > li")).not_to_have_class(re.compile("sending"))
     page.context.close()

@@ -29,6 +29,7 @@
   var unread = 0;
   var initialized = false;
   var refused = false;       // the identity token was refused: nothing is sent
+  var putBack = null;        // a message's text put back in the box, not known to have arrived
 
   $("greeting").textContent = S.greeting;
 
@@ -312,18 +313,42 @@
     return item;
   }
 
-  // A message in the log: in place of `replacing` (the member's own, echoed while
-  // sending), else before `before`, else last.
-  function addMessage(message, replacing, before) {
+  // The member's own message, echoed while sending, becomes the stored one where
+  // it stands (its id, no longer "sending"): the log is a live region, where a new
+  // element in its place would be read out a second time. Its content is renewed
+  // only if it reads differently (the panel's language changed meanwhile).
+  function becomeStored(echo, message) {
+    var stored = messageElement(message);
+    echo.className = stored.className;
+    Object.keys(stored.dataset).forEach(function (key) {
+      echo.dataset[key] = stored.dataset[key];
+    });
+    if (echo.textContent !== stored.textContent) {
+      while (echo.firstChild) echo.removeChild(echo.firstChild);
+      while (stored.firstChild) echo.appendChild(stored.firstChild);
+    }
+    return echo;
+  }
+
+  // A message in the log: as `echoed` (the member's own, shown while sending),
+  // else before `before`, else last.
+  function addMessage(message, echoed, before) {
     if (shown[message.id]) return;
     count += 1;
-    var element = shown[message.id] = messageElement(message);
-    if (replacing && replacing.parentNode) {
-      log.replaceChild(element, replacing);
+    if (echoed && echoed.parentNode) {
+      shown[message.id] = becomeStored(echoed, message);
     } else {
-      log.insertBefore(element, before || null);
+      shown[message.id] = messageElement(message);
+      log.insertBefore(shown[message.id], before || null);
     }
     if (message.role !== "member" && alertUntilReply) clearAlert();
+    // A text put back after a lost connection is seen to have arrived (the history
+    // shows it as a new message of the member's): the box no longer offers to send
+    // it again, unless the member has changed it since.
+    if (message.role === "member" && putBack !== null && message.text === putBack) {
+      if (input.value === putBack) input.value = "";
+      putBack = null;
+    }
     if (isOpen) {
       markSeen();
     } else if (message.role !== "member" && count > session.seen) {
@@ -490,6 +515,7 @@
     busy = true;
     sendButton.disabled = true;
     clearAlert();
+    putBack = null;
     var echo = pendingEcho(text);
     var streamed = "";
     return Promise.resolve(loading).then(function () {
@@ -555,7 +581,7 @@
         }
         return pump();
       }).catch(function () {
-        if (echo.parentNode) input.value = text;  // it may not have arrived
+        if (!echo.dataset.id) input.value = putBack = text;  // it may not have arrived
         showAlert(S.connection_lost, true);  // the reply comes with the next look
       });
     }).then(function () {
