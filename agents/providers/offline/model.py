@@ -367,7 +367,8 @@ def _as_if_answered_then(history: tuple[Any, ...]) -> tuple[Any, ...]:
     come then, when it ends in a request staff reviewed: its call and result come
     after the reply to her last message ("gracias", say, written while it waited),
     and are what is to be told, not an answer to that message. The turn that
-    asked is the last whose call of that tool waited for approval."""
+    asked is the last whose call of that tool waited for approval (a step's
+    results follow it in the history)."""
     if len(history) < 3 or not isinstance(history[-1], ToolResults):
         return history
     step, reply = history[-2], history[-3]
@@ -378,16 +379,14 @@ def _as_if_answered_then(history: tuple[Any, ...]) -> tuple[Any, ...]:
     ):
         return history
     tools = {call.name for call in step.tool_calls}
-    names: dict[str, str] = {}
-    for index in range(len(history) - 3, -1, -1):
-        item = history[index]
-        if isinstance(item, AssistantStep):
-            names.update({call.id: call.name for call in item.tool_calls})
-    for index in range(len(history) - 4, -1, -1):
-        item = history[index]
-        if isinstance(item, ToolResults) and any(
+    for index in range(len(history) - 4, 0, -1):
+        asked, results = history[index - 1], history[index]
+        if not (isinstance(asked, AssistantStep) and isinstance(results, ToolResults)):
+            continue
+        names = {call.id: call.name for call in asked.tool_calls}
+        if any(
             names.get(result.call_id) in tools and result.status == "pending_approval"
-            for result in item.results
+            for result in results.results
         ):
             return (*history[: index + 1], *history[-2:])
     return history
