@@ -12,7 +12,7 @@ import urllib.request
 
 import jwt
 
-from tests.browser.chromium import ARTIFACTS, chromium_launch, needs_chromium
+from tests.browser.chromium import ARTIFACTS, needs_chromium
 from tests.test_embedded_run import (  # noqa: F401  (the running app)
     ROOT,
     embedded_app,
@@ -46,48 +46,45 @@ def staff_inbox(browser, base: str, lines: dict):
     return page
 
 
-def test_inbox_live_approval_in_a_browser(embedded_app):  # noqa: F811
-    from playwright.sync_api import sync_playwright
+def test_inbox_live_approval_in_a_browser(embedded_app, browser):  # noqa: F811
 
     base, seeded, _ = embedded_app
     lines = seeded_lines(seeded)
     agent = lines["agent"]
-    with sync_playwright() as playwright:
-        browser = chromium_launch(playwright)
-        page = staff_inbox(browser, base, lines)
-        assert page.locator("tr[data-status=pending]").count() == 0
+    page = staff_inbox(browser, base, lines)
+    assert page.locator("tr[data-status=pending]").count() == 0
 
-        token = jwt.encode(
-            {"sub": "socio-1002", "aud": agent, "exp": int(time.time()) + 600},
-            lines["identity secret"],
-            algorithm="HS256",
-        )
-        started = post_json(
-            f"{base}/api/v1/conversations", {"agent": agent, "identity_token": token}
-        )
-        reply = post_json(
-            f"{base}/api/v1/conversations/{started['conversation']}/messages",
-            {"text": "Congela mi cuota en agosto"},
-            started["token"],
-        )
-        assert reply["messages"][-1]["text"].startswith("He enviado tu solicitud")
+    token = jwt.encode(
+        {"sub": "socio-1002", "aud": agent, "exp": int(time.time()) + 600},
+        lines["identity secret"],
+        algorithm="HS256",
+    )
+    started = post_json(
+        f"{base}/api/v1/conversations", {"agent": agent, "identity_token": token}
+    )
+    reply = post_json(
+        f"{base}/api/v1/conversations/{started['conversation']}/messages",
+        {"text": "Congela mi cuota en agosto"},
+        started["token"],
+    )
+    assert reply["messages"][-1]["text"].startswith("He enviado tu solicitud")
 
-        row = page.locator("tr[data-status=pending]")
-        row.wait_for(timeout=20_000)  # no reload: the list refreshes itself
-        assert "Congela mi cuota en agosto" in row.inner_text()
-        page.screenshot(path=str(ARTIFACTS / "inbox-pending.png"), full_page=True)
-        row.locator("form[action$='/approve'] button").click()
-        page.locator("tr[data-status=approved]").wait_for(timeout=10_000)
+    row = page.locator("tr[data-status=pending]")
+    row.wait_for(timeout=20_000)  # no reload: the list refreshes itself
+    assert "Congela mi cuota en agosto" in row.inner_text()
+    page.screenshot(path=str(ARTIFACTS / "inbox-pending.png"), full_page=True)
+    row.locator("form[action$='/approve'] button").click()
+    page.locator("tr[data-status=approved]").wait_for(timeout=10_000)
 
-        page.goto(f"{base}/inbox/?status=succeeded")
-        done = page.locator("tr[data-status=succeeded]")
-        deadline = time.monotonic() + 60
-        while done.count() == 0:
-            assert time.monotonic() < deadline, "the approved request was not done"
-            time.sleep(1)
-            page.reload()
-        page.screenshot(path=str(ARTIFACTS / "inbox-done.png"), full_page=True)
-        browser.close()
+    page.goto(f"{base}/inbox/?status=succeeded")
+    done = page.locator("tr[data-status=succeeded]")
+    deadline = time.monotonic() + 60
+    while done.count() == 0:
+        assert time.monotonic() < deadline, "the approved request was not done"
+        time.sleep(1)
+        page.reload()
+    page.screenshot(path=str(ARTIFACTS / "inbox-done.png"), full_page=True)
+    page.close()
 
 
 def ask_for_a_freeze(
@@ -111,77 +108,72 @@ def ask_for_a_freeze(
         )
 
 
-def test_a_rows_approve_decides_that_row_only(embedded_app):  # noqa: F811
+def test_a_rows_approve_decides_that_row_only(embedded_app, browser):  # noqa: F811
     """On a freshly loaded inbox, a row's Approve approves that request, not the
     ones ticked for "Approve selected"; that button approves the ticked ones."""
-    from playwright.sync_api import expect, sync_playwright
+    from playwright.sync_api import expect
 
     base, seeded, _ = embedded_app
     lines = seeded_lines(seeded)
     ask_for_a_freeze(base, lines, "socio-1001", "Congela mi cuota del 1 al 10 de mayo")
     ask_for_a_freeze(base, lines, "socio-1003", "Freeze my membership from 1 to 10 May")
-    with sync_playwright() as playwright:
-        browser = chromium_launch(playwright)
-        page = staff_inbox(browser, base, lines)
-        emma = page.locator("tr[data-status=pending]", has_text="Emma Clarke")
-        lucia = page.locator("tr[data-status=pending]", has_text="Lucía Romero")
-        expect(emma).to_have_count(1)
+    page = staff_inbox(browser, base, lines)
+    emma = page.locator("tr[data-status=pending]", has_text="Emma Clarke")
+    lucia = page.locator("tr[data-status=pending]", has_text="Lucía Romero")
+    expect(emma).to_have_count(1)
 
-        lucia.locator("input[name=ids]").check()
-        emma.get_by_role("button", name="Aprobar", exact=True).click()
+    lucia.locator("input[name=ids]").check()
+    emma.get_by_role("button", name="Aprobar", exact=True).click()
 
-        expect(
-            page.locator("tr[data-status=approved]", has_text="Emma Clarke")
-        ).to_have_count(1)
-        expect(lucia).to_have_count(1)  # ticked, but not approved by Emma's button
-        page.get_by_role("button", name="Aprobar las seleccionadas").click()
-        page.wait_for_url(f"{base}/inbox/")
-        expect(
-            page.locator("tr[data-status=pending]", has_text="Lucía Romero")
-        ).to_have_count(0)
-        browser.close()
+    expect(
+        page.locator("tr[data-status=approved]", has_text="Emma Clarke")
+    ).to_have_count(1)
+    expect(lucia).to_have_count(1)  # ticked, but not approved by Emma's button
+    page.get_by_role("button", name="Aprobar las seleccionadas").click()
+    page.wait_for_url(f"{base}/inbox/")
+    expect(
+        page.locator("tr[data-status=pending]", has_text="Lucía Romero")
+    ).to_have_count(0)
+    page.close()
 
 
-def test_the_list_waits_while_staff_are_deciding(embedded_app):  # noqa: F811
+def test_the_list_waits_while_staff_are_deciding(embedded_app, browser):  # noqa: F811
     """A reason being written and a ticked box survive the list's refresh: it
     waits for them, and refreshes again once they are gone."""
-    from playwright.sync_api import expect, sync_playwright
+    from playwright.sync_api import expect
 
     base, seeded, _ = embedded_app
     lines = seeded_lines(seeded)
     ask_for_a_freeze(base, lines, "socio-1002", "Congela mi cuota del 1 al 10 de julio")
-    with sync_playwright() as playwright:
-        browser = chromium_launch(playwright)
-        page = staff_inbox(browser, base, lines)
-        pablo = page.locator("tr[data-status=pending]", has_text="Pablo Navarro")
-        pablo.locator("input[name=reason]").fill("Julio no")
-        pablo.locator("input[name=ids]").check()
-        page.locator("h1").click()  # the reason field no longer has the focus
+    page = staff_inbox(browser, base, lines)
+    pablo = page.locator("tr[data-status=pending]", has_text="Pablo Navarro")
+    pablo.locator("input[name=reason]").fill("Julio no")
+    pablo.locator("input[name=ids]").check()
+    page.locator("h1").click()  # the reason field no longer has the focus
 
-        ask_for_a_freeze(base, lines, "socio-1003", "Freeze my membership in July")
-        page.wait_for_timeout(7_000)  # past a refresh
+    ask_for_a_freeze(base, lines, "socio-1003", "Freeze my membership in July")
+    page.wait_for_timeout(7_000)  # past a refresh
 
-        assert pablo.locator("input[name=reason]").input_value() == "Julio no"
-        assert pablo.locator("input[name=ids]").is_checked()
-        expect(
-            page.locator("tr", has_text="Freeze my membership in July")
-        ).to_have_count(0)
+    assert pablo.locator("input[name=reason]").input_value() == "Julio no"
+    assert pablo.locator("input[name=ids]").is_checked()
+    expect(page.locator("tr", has_text="Freeze my membership in July")).to_have_count(0)
 
-        pablo.locator("input[name=reason]").fill("")
-        pablo.locator("input[name=ids]").uncheck()
-        page.locator("h1").click()
-        expect(
-            page.locator("tr", has_text="Freeze my membership in July")
-        ).to_have_count(1, timeout=10_000)
-        browser.close()
+    pablo.locator("input[name=reason]").fill("")
+    pablo.locator("input[name=ids]").uncheck()
+    page.locator("h1").click()
+    expect(page.locator("tr", has_text="Freeze my membership in July")).to_have_count(
+        1, timeout=10_000
+    )
+    page.close()
 
 
 def test_a_request_opens_its_conversation_at_the_step_that_made_it(
     embedded_app,  # noqa: F811
+    browser,
 ):
     """Behind a long conversation, the request's link opens the timeline scrolled
     to the step that made it, with its verification log, marked."""
-    from playwright.sync_api import expect, sync_playwright
+    from playwright.sync_api import expect
 
     base, seeded, _ = embedded_app
     lines = seeded_lines(seeded)
@@ -189,21 +181,19 @@ def test_a_request_opens_its_conversation_at_the_step_that_made_it(
     ask_for_a_freeze(
         base, lines, "socio-1001", "Congela mi cuota del 1 al 10 de octubre", earlier
     )
-    with sync_playwright() as playwright:
-        browser = chromium_launch(playwright)
-        page = staff_inbox(browser, base, lines)
-        row = page.locator("tr[data-status=pending]", has_text="1 al 10 de octubre")
-        row.locator("a.conversation-link").click()
-        page.wait_for_url("**/admin/agents/conversation/**")
+    page = staff_inbox(browser, base, lines)
+    row = page.locator("tr[data-status=pending]", has_text="1 al 10 de octubre")
+    row.locator("a.conversation-link").click()
+    page.wait_for_url("**/admin/agents/conversation/**")
 
-        target = page.locator(".timeline-message:target")
-        expect(target).to_have_count(1)
-        assert "freeze_membership" in target.inner_text()
-        assert page.evaluate("window.scrollY") > 0
-        expect(target).to_be_in_viewport()
-        assert target.evaluate("e => getComputedStyle(e).outlineStyle") == "solid"
-        page.screenshot(path=str(ARTIFACTS / "conversation-at-request.png"))
-        browser.close()
+    target = page.locator(".timeline-message:target")
+    expect(target).to_have_count(1)
+    assert "freeze_membership" in target.inner_text()
+    assert page.evaluate("window.scrollY") > 0
+    expect(target).to_be_in_viewport()
+    assert target.evaluate("e => getComputedStyle(e).outlineStyle") == "solid"
+    page.screenshot(path=str(ARTIFACTS / "conversation-at-request.png"))
+    page.close()
 
 
 def hand_over_an_unknown_outcome(directory, member: str) -> None:
@@ -236,40 +226,34 @@ def hand_over_an_unknown_outcome(directory, member: str) -> None:
     )
 
 
-def test_the_cases_list_keeps_the_outcome_staff_chose(embedded_app):  # noqa: F811
+def test_the_cases_list_keeps_the_outcome_staff_chose(embedded_app, browser):  # noqa: F811
     """What actually happened, once chosen for a case, survives the list's
     refresh: it waits, and refreshes again once the choice is undone. (It had
     been put back to "It was done" within 5 seconds, and Save then recorded, and
     told the member, what staff had not said.)"""
-    from playwright.sync_api import expect, sync_playwright
+    from playwright.sync_api import expect
 
     base, seeded, log_path = embedded_app
     lines = seeded_lines(seeded)
     hand_over_an_unknown_outcome(log_path.parent, "socio-1001")
-    with sync_playwright() as playwright:
-        browser = chromium_launch(playwright)
-        page = staff_inbox(browser, base, lines)
-        page.goto(f"{base}/inbox/handoffs/")
-        case = page.locator(
-            "tr", has_text="No se ha podido confirmar: Congelar la cuota."
-        )
-        case.locator("select[name=resolution]").select_option("not_done")
-        page.locator("h1").click()  # the choice no longer has the focus
+    page = staff_inbox(browser, base, lines)
+    page.goto(f"{base}/inbox/handoffs/")
+    case = page.locator("tr", has_text="No se ha podido confirmar: Congelar la cuota.")
+    case.locator("select[name=resolution]").select_option("not_done")
+    page.locator("h1").click()  # the choice no longer has the focus
 
-        ask_for_a_person(base, lines, "socio-1003")
-        page.wait_for_timeout(7_000)  # past a refresh
+    ask_for_a_person(base, lines, "socio-1003")
+    page.wait_for_timeout(7_000)  # past a refresh
 
-        chosen = case.locator("select[name=resolution]")
-        assert chosen.input_value() == "not_done"
-        expect(page.locator("tr", has_text="Emma Clarke")).to_have_count(0)
-        page.screenshot(path=str(ARTIFACTS / "handoffs-deciding.png"), full_page=True)
+    chosen = case.locator("select[name=resolution]")
+    assert chosen.input_value() == "not_done"
+    expect(page.locator("tr", has_text="Emma Clarke")).to_have_count(0)
+    page.screenshot(path=str(ARTIFACTS / "handoffs-deciding.png"), full_page=True)
 
-        chosen.select_option("done")
-        page.locator("h1").click()
-        expect(page.locator("tr", has_text="Emma Clarke")).to_have_count(
-            1, timeout=10_000
-        )
-        browser.close()
+    chosen.select_option("done")
+    page.locator("h1").click()
+    expect(page.locator("tr", has_text="Emma Clarke")).to_have_count(1, timeout=10_000)
+    page.close()
 
 
 def ask_for_a_person(base: str, lines: dict, member: str) -> None:
