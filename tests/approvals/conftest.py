@@ -1,1 +1,27 @@
+"""What the tests of approvals share: the small gym of the tools' tests, a staff
+member of it signed in, and approvals kept from the broker."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.factories import StaffRoleFactory
 from tests.tools.conftest import world  # noqa: F401  (the same small gym)
+
+
+@pytest.fixture
+def staff_client(client, world):  # noqa: F811
+    client.force_login(StaffRoleFactory(business=world.business, role="staff").user)
+    return client
+
+
+@pytest.fixture
+def no_broker(monkeypatch):
+    """Approval messages are recorded instead of sent, for tests where delivery is
+    not under test (``pytest.mark.usefixtures("no_broker")``)."""
+    sent: list[str] = []
+    monkeypatch.setattr(
+        "approvals.tasks.execute_approved_action.delay",
+        lambda action_id: sent.append(action_id),
+    )
+    return sent

@@ -16,14 +16,7 @@ from gymnasia.memberships.models import MembershipFreeze
 from tests.approvals.test_pending_actions import request_freeze
 from tests.factories import BusinessFactory, StaffRoleFactory
 
-pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture(autouse=True)
-def no_broker(monkeypatch):
-    monkeypatch.setattr(
-        "approvals.tasks.execute_approved_action.delay", lambda action_id: None
-    )
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("no_broker")]
 
 
 @pytest.fixture

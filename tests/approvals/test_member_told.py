@@ -29,14 +29,7 @@ from tests.factories import StaffRoleFactory
 from tools.integrations.faults import Fault, inject_fault
 from tools.models import Handoff
 
-pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture(autouse=True)
-def no_broker(monkeypatch):
-    monkeypatch.setattr(
-        "approvals.tasks.execute_approved_action.delay", lambda action_id: None
-    )
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("no_broker")]
 
 
 @pytest.fixture

@@ -1,0 +1,22 @@
+"""What the staff inbox's tests share besides fixtures: a case whose outcome is
+unknown."""
+
+from __future__ import annotations
+
+from tools.integrations.faults import Fault, inject_fault
+from tools.models import Handoff
+
+
+def unknown_food_write(world) -> Handoff:
+    """The case of 40 g of oats added to dinner whose answer never came back."""
+    with inject_fault("nutrition", Fault.TIMEOUT_AFTER_COMMIT):
+        world.call(
+            "add_food_to_meal",
+            {
+                "date": world.day(0),
+                "meal": "dinner",
+                "food_id": world.ids["food_id:oats"],
+                "grams": 40,
+            },
+        )
+    return Handoff.objects.get()
