@@ -177,6 +177,9 @@ class TurnState:
     #: never count, and a turn may make hundreds).
     writes: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
     messages: list[Message] = field(default_factory=list)
+    #: The member's message the turn answers (a write's ``again`` is honoured
+    #: once per such message: R7).
+    turn_key: str = ""
     #: Rows of steps none of whose calls could act (reads, calls refused before
     #: running), kept until the turn next writes anything: the whole turn's steps
     #: then cost one transaction rather than one each.
@@ -199,6 +202,7 @@ def _prepare(conversation: Conversation, text: str) -> tuple[TurnState, Message,
         conversation=conversation,
         selection=selection,
         history=list(conversation_history(conversation)),
+        turn_key=str(member_message.pk),
     )
     state.messages.append(member_message)
     instructions = instructions_for(conversation.agent, conversation)
@@ -213,6 +217,7 @@ def _dispatch(
         member=state.conversation.member,
         conversation_key=str(state.conversation.pk),
         message_key=str(message.pk) if message.pk else "",
+        turn_key=state.turn_key,
         offered=state.selection.offered,
         unstored_logs=unstored,
     )

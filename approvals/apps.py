@@ -9,8 +9,7 @@ class ApprovalsConfig(AppConfig):
     verbose_name = _("Approvals")
 
     def ready(self) -> None:
-        from approvals.selectors import pending_arguments
         from approvals.services import pending_action_create
         from tools.gating import register_approval_queue
 
-        register_approval_queue(pending_action_create, pending_arguments)
+        register_approval_queue(pending_action_create)

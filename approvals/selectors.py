@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass
-from typing import Any, Generic, TypeVar
+from typing import Generic, TypeVar
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db.models import Model, Q, QuerySet
@@ -98,33 +98,4 @@ def handoffs_for_staff(
 def user_is_gym_staff(user: AbstractBaseUser | AnonymousUser) -> bool:
     return bool(
         user.is_authenticated and StaffRole.objects.filter(user_id=user.pk).exists()
-    )
-
-
-#: A request staff may still approve, or approved and about to run.
-WAITING = (
-    PendingAction.Status.PENDING,
-    PendingAction.Status.APPROVED,
-    PendingAction.Status.EXECUTING,
-)
-
-
-def pending_arguments(
-    *, business_id: Any, member_id: Any, tool_name: str, other_than: str = ""
-) -> list[dict[str, Any]]:
-    """The arguments of the member's requests of a tool that wait for staff or are
-    about to run, but the one whose action key is ``other_than`` (the checks of
-    writes behind approval read them)."""
-    if member_id is None:
-        return []
-    return list(
-        PendingAction.objects.filter(
-            business_id=business_id,
-            member_id=member_id,
-            tool_name=tool_name,
-            status__in=WAITING,
-        )
-        .exclude(action_key=other_than)
-        .order_by("requested_at")
-        .values_list("arguments", flat=True)
     )

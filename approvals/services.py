@@ -2,10 +2,12 @@
 
 Every transition is a compare-and-set on the current status in the database, so two
 people clicking at once, an approval racing a rejection, or a decision racing the
-expiry sweep end with exactly one decision. An approved action runs in a Celery task
-that first commits an *executing* marker; a task that finds the marker already there
-cannot prove the first attempt did nothing, so the action becomes *unknown* and goes
-to a person instead of running twice (R6, R9).
+expiry sweep end with exactly one decision; the call's own state moves with it, in
+the same transaction (``tools.calls``). An approved action runs in a Celery task that
+resumes the call (``tool_call_resume``): the call claims its execution with a lease,
+and a delivery that finds it running or done does nothing more. Only a lease that
+passed with no outcome (the worker is gone) makes it *unknown*, handed to a person,
+never run twice (R6, R9).
 """
 
 from __future__ import annotations
@@ -16,7 +18,6 @@ from decimal import Decimal
 from functools import partial
 from typing import Any
 
-from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.utils import timezone
@@ -28,20 +29,15 @@ from approvals.presentation import CORRECTED
 from gymnasia.errors import Conflict, InvalidValue, NotFound
 from gymnasia.gyms.models import StaffRole
 from gymnasia.text import text_checked_storable
-from tools.canonical import action_key, canonical_arguments
-from tools.dispatcher import amount_of, over_the_limit, parse_arguments
-from tools.execution import (
-    CallContext,
-    execute_and_verify,
-    surely_over_after,
-    write_checked,
+from tools.calls import (
+    tool_call_correct,
+    tool_call_correction_checked,
+    tool_call_decide,
+    tool_call_resume,
+    tool_calls_abandoned_hand_over,
 )
-from tools.integrations.errors import IntegrationError
-from tools.models import Handoff, ToolCallLog
+from tools.models import ToolCallLog
 from tools.presentation import TOOL_TITLES
-from tools.registry import published_registry
-from tools.selection import ToolPolicy
-from tools.services import handoff_create, tool_call_interrupted_hand_over
 from tools.types import OK, UNKNOWN_OUTCOME
 
 DEFAULT_VALIDITY = datetime.timedelta(hours=24)
@@ -139,6 +135,9 @@ def _decide(
             pk=action.pk, status=Status.PENDING, expires_at__gt=now
         ).update(status=to, decided_by=user, decided_at=now, decision_reason=reason)
         if changed:
+            tool_call_decide(
+                call_id=action.tool_call_id, to=to, actor=user, reason=reason
+            )
             _event(action.pk, to, actor=user, reason=reason)
             if to == Status.APPROVED:
                 from approvals.tasks import execute_approved_action
@@ -192,35 +191,9 @@ def pending_action_correct(
     its business checks (R4), and again by the business rules when it runs.
     """
     action = pending_action_for_staff(action_id=action_id, user=user)
-    tool = published_registry().get(action.tool_name)
-    if tool is None:
-        raise NotFound(_("No such pending action."))
-    corrected, errors = parse_arguments(tool, arguments)
-    if corrected is None:
-        raise InvalidValue("; ".join(errors))
-    if canonical_arguments(corrected) == canonical_arguments(action.arguments):
-        raise InvalidValue(_("The corrected request is the same as the original."))
-    if over_the_limit(amount_of(tool, corrected), action.max_amount):
-        raise InvalidValue(
-            _("The amount is above this gym's limit of %(limit)s.")
-            % {"limit": action.max_amount}
-        )
-    try:
-        write_checked(
-            tool,
-            corrected,
-            business=action.business,
-            member=action.member,
-            conversation_key=action.conversation_key,
-            action_id=uuid.uuid4(),
-            action_key=action.action_key,  # the request corrected
-        )
-    except NotFound as error:
-        raise InvalidValue(str(error)) from None
-    except IntegrationError:
-        raise InvalidValue(
-            _("The corrected request cannot be checked right now; try again.")
-        ) from None
+    corrected = tool_call_correction_checked(
+        call=action.tool_call, arguments=arguments, max_amount=action.max_amount
+    )
     difference = {
         key: [action.arguments.get(key), corrected.get(key)]
         for key in sorted(set(action.arguments) | set(corrected))
@@ -255,29 +228,15 @@ def _superseded(
             decision_reason=CORRECTED,
         ):
             return None
-        original = action.tool_call
-        log = ToolCallLog.objects.create(
-            business_id=action.business_id,
-            member_id=action.member_id,
-            conversation_key=action.conversation_key,
-            message_key=original.message_key,
-            provider_call_id=original.provider_call_id,
-            tool_name=action.tool_name,
-            effect="write",
+        log = tool_call_correct(
+            call=action.tool_call,
             arguments=corrected,
-            action_key=action_key(
-                business_id=action.business_id,
-                conversation_key=action.conversation_key,
-                tool_name=action.tool_name,
-                arguments=corrected,
-            ),
-            offered=True,
-            valid=True,
-            gated=True,
-            status="pending_approval",
-            verification="not_applied",
-            steps=[{"step": "corrected by staff", "difference": difference}],
+            actor=user,
+            difference=difference,
         )
+        if log is None:  # the call had stopped waiting: the two move together
+            transaction.set_rollback(True)
+            return None
         new = PendingAction.objects.create(
             business_id=action.business_id,
             member_id=action.member_id,
@@ -317,6 +276,8 @@ def pending_actions_expire(*, now: datetime.datetime | None = None) -> int:
             if PendingAction.objects.filter(
                 pk=action_id, status=Status.PENDING, expires_at__lte=now
             ).update(status=Status.EXPIRED, decided_at=now):
+                call_id = PendingAction.objects.values_list("tool_call", flat=True)
+                tool_call_decide(call_id=call_id.get(pk=action_id), to=Status.EXPIRED)
                 _event(action_id, "expired")
                 expired += 1
                 transaction.on_commit(partial(_tell_expired, action_id))
@@ -327,166 +288,95 @@ def _tell_expired(action_id: Any) -> None:
     _tell_member(PendingAction.objects.get(pk=action_id), Status.EXPIRED)
 
 
-def _claim(action_id: Any) -> PendingAction | None:
-    """Move an approved action to executing and commit that before any effect."""
-    with transaction.atomic():
-        now = timezone.now()
-        if not PendingAction.objects.filter(
-            pk=action_id, status=Status.APPROVED
-        ).update(status=Status.EXECUTING, started_at=now):
-            return None
-        action = PendingAction.objects.select_related(
-            "business", "member", "tool_call"
-        ).get(pk=action_id)
-        original = action.tool_call
-        action.execution = ToolCallLog.objects.create(
-            business=action.business,
-            member=action.member,
-            conversation_key=action.conversation_key,
-            # The turn that asked: a case handed to staff shows it.
-            message_key=original.message_key,
-            provider_call_id=original.provider_call_id,
-            tool_name=action.tool_name,
-            effect="write",
-            arguments_raw=original.arguments_raw,
-            arguments=action.arguments,
-            action_key=action.action_key,
-            offered=True,
-            valid=True,
-            status=ToolCallLog.EXECUTING,
-            steps=[{"step": "approved", "ms": 0, "pending_action": str(action.pk)}],
-        )
-        action.save(update_fields=["execution"])
-        _event(action.pk, "executing", execution=str(action.execution.pk))
-    return action
-
-
-def _unknown_after_redelivery(action_id: Any) -> None:
-    """A second delivery found the executing marker: nobody knows what the first
-    attempt did, so a person takes it; it is never executed again."""
-    with transaction.atomic():
-        action = PendingAction.objects.select_for_update().get(pk=action_id)
-        if action.status != Status.EXECUTING:
-            return
-        handoff = handoff_create(
-            business=action.business,
-            member=action.member,
-            conversation_key=action.conversation_key,
-            cause=Handoff.Cause.WORKER_STOPPED,
-            tried={"tool": action.tool_name, "arguments": action.arguments},
-            tool_call=action.execution,
-        )
-        action.status = Status.UNKNOWN
-        action.finished_at = timezone.now()
-        action.outcome = {"status": UNKNOWN_OUTCOME, "handoff": str(handoff.pk)}
-        action.save(update_fields=["status", "finished_at", "outcome"])
-        _event(action.pk, "unknown", reason="redelivered", handoff=str(handoff.pk))
-        transaction.on_commit(
-            lambda: _tell_member(action, Status.UNKNOWN, action.outcome)
-        )
-
-
 def pending_action_execute(*, action_id: Any) -> str:
-    """Run an approved action once, verify it, record the outcome; the task's body."""
-    action = _claim(action_id)
+    """Run an approved action: the call resumes where it paused (execute, verify,
+    hand off), once whatever the deliveries; the task's body."""
+    action = PendingAction.objects.filter(pk=action_id).first()
     if action is None:
-        current = (
-            PendingAction.objects.filter(pk=action_id)
-            .values_list("status", flat=True)
-            .first()
-        )
-        if current == Status.EXECUTING:
-            _unknown_after_redelivery(action_id)
-        return str(current or "missing")
-    tool = published_registry().get(action.tool_name)
-    if tool is None or action.execution is None:
-        raise LookupError(f"{action.tool_name} is not a published tool")
-    context = CallContext(
-        business=action.business,
-        member=action.member,
-        conversation_key=action.conversation_key,
-        offered={tool.name: ToolPolicy(mode="auto")},
-    )
-    result = execute_and_verify(
-        tool=tool,
-        arguments=dict(action.arguments),
-        log=action.execution,
-        context=context,
-    )
+        return "missing"
+    with transaction.atomic():
+        if PendingAction.objects.filter(pk=action.pk, status=Status.APPROVED).update(
+            status=Status.EXECUTING,
+            started_at=timezone.now(),
+            execution=action.tool_call_id,
+        ):
+            _event(action.pk, "executing", execution=str(action.tool_call_id))
+    result = tool_call_resume(call_id=action.tool_call_id)
+    if result is None:  # running or ran in another delivery: nothing more
+        action.refresh_from_db()
+        return str(action.status)
+    return _settled(action, result.status, dict(result.payload))
+
+
+def _settled(action: PendingAction, status: str, payload: dict[str, Any]) -> str:
+    """Record the outcome of an approved action's call, once, and tell the member
+    (whoever records it first tells)."""
     final = (
         Status.SUCCEEDED
-        if result.status == OK
+        if status == OK
         else Status.UNKNOWN
-        if result.status == UNKNOWN_OUTCOME
+        if status == UNKNOWN_OUTCOME
         else Status.FAILED
     )
     with transaction.atomic():
         recorded = PendingAction.objects.filter(
-            pk=action.pk, status=Status.EXECUTING
-        ).update(status=final, finished_at=timezone.now(), outcome=dict(result.payload))
-        _event(
-            action.pk,
-            final if recorded else "late_result",
-            result=dict(result.payload),
+            pk=action.pk, status__in=(Status.APPROVED, Status.EXECUTING)
+        ).update(
+            status=final,
+            finished_at=timezone.now(),
+            outcome=payload,
+            execution=action.tool_call_id,
         )
+        if recorded:
+            _event(action.pk, final, result=payload)
     if recorded:
-        _tell_member(action, final, dict(result.payload))
+        _tell_member(action, final, payload)
     return str(final)
 
 
 def pending_actions_sweep(*, now: datetime.datetime | None = None) -> dict[str, int]:
     """The periodic sweep: expire overdue requests, re-send approved actions whose
-    task message was lost, and hand over actions stuck in *executing* and the
-    writes of turns that stopped while they ran."""
+    task message was lost, hand to staff the calls whose execution's lease passed
+    (an approved action's worker, or a turn, that stopped while it ran), and
+    record the outcome of an approved action whose task stopped after its call
+    ended."""
     now = now or timezone.now()
     expired = pending_actions_expire(now=now)
     from approvals.tasks import execute_approved_action
 
     lost = list(
         PendingAction.objects.filter(
-            status=Status.APPROVED, decided_at__lte=now - LOST_MESSAGE_AFTER
+            status__in=(Status.APPROVED, Status.EXECUTING),
+            tool_call__status=ToolCallLog.APPROVED,
+            decided_at__lte=now - LOST_MESSAGE_AFTER,
         ).values_list("pk", flat=True)
     )
     for action_id in lost:
         execute_approved_action.delay(str(action_id))
-    stuck_after = datetime.timedelta(seconds=settings.CELERY_TASK_TIME_LIMIT + 60)
-    stuck = list(
-        PendingAction.objects.filter(
-            status=Status.EXECUTING, started_at__lte=now - stuck_after
-        ).values_list("pk", flat=True)
+    unknown = interrupted = 0
+    for call in tool_calls_abandoned_hand_over(now=now):
+        action = PendingAction.objects.filter(tool_call=call).first()
+        if action is not None:
+            _settled(action, call.status, dict(call.result))
+            unknown += 1
+            continue
+        interrupted += 1
+        conversation_outcome_post(
+            conversation_key=call.conversation_key,
+            action_id=str(call.pk),
+            tool_name=call.tool_name,
+            title=TOOL_TITLES.get(call.tool_name, call.tool_name),
+            arguments=dict(call.arguments or {}),
+            status=INTERRUPTED,
+        )
+    ended = PendingAction.objects.filter(status=Status.EXECUTING).exclude(
+        tool_call__status__in=(ToolCallLog.APPROVED, ToolCallLog.EXECUTING)
     )
-    for action_id in stuck:
-        _unknown_after_redelivery(action_id)
-    interrupted = turn_calls_interrupted_hand_over(now=now)
+    for action in ended.select_related("tool_call"):
+        _settled(action, action.tool_call.status, dict(action.tool_call.result))
     return {
         "expired": expired,
         "resent": len(lost),
-        "unknown": len(stuck),
+        "unknown": unknown,
         "interrupted": interrupted,
     }
-
-
-def turn_calls_interrupted_hand_over(*, now: datetime.datetime) -> int:
-    """Hand to staff the writes of turns that stopped while they ran (R9), and tell
-    the member in R10's words. Approved actions' executions have their own path
-    above, and a queued call's record belongs to its pending action."""
-    stuck = ToolCallLog.objects.filter(
-        status=ToolCallLog.EXECUTING,
-        created_at__lte=now - surely_over_after(),
-        pending_action__isnull=True,
-        approved_action__isnull=True,
-    ).select_related("business", "member")
-    handed_over = 0
-    for log in stuck:
-        if tool_call_interrupted_hand_over(log=log, now=now) is None:
-            continue  # it finished meanwhile
-        handed_over += 1
-        conversation_outcome_post(
-            conversation_key=log.conversation_key,
-            action_id=str(log.pk),
-            tool_name=log.tool_name,
-            title=TOOL_TITLES.get(log.tool_name, log.tool_name),
-            arguments=dict(log.arguments or {}),
-            status=INTERRUPTED,
-        )
-    return handed_over

@@ -43,6 +43,7 @@ from tools.execution import (
     checked_before_approval,
     execute_and_verify,
     finish_call,
+    surely_over_after,
 )
 from tools.gating import approval_queue
 from tools.models import ActionLock, ToolCallLog
@@ -66,8 +67,16 @@ MAX_RAW_ARGUMENTS = 20_000
 MAX_DEPTH = 16
 TOO_DEEP = f"The arguments nest objects and lists more than {MAX_DEPTH} deep."
 UNSTORABLE = "Text in the arguments cannot hold NUL characters or lone surrogates."
-#: Earlier calls that block a repeat: something may have happened (R7).
-BLOCKING_STATUSES = (OK, PENDING_APPROVAL, UNKNOWN_OUTCOME, ToolCallLog.EXECUTING)
+#: Earlier calls that block a repeat: something may have happened, or may still
+#: (R7). A request staff rejected, or that expired or was corrected, does not.
+BLOCKING_STATUSES = (
+    OK,
+    PENDING_APPROVAL,
+    ToolCallLog.APPROVED,
+    UNKNOWN_OUTCOME,
+    ToolCallLog.EXECUTING,
+)
+AGAIN = "again"
 
 
 def dispatch_tool_call(call: ToolCall, context: CallContext) -> ToolResult:
@@ -104,6 +113,8 @@ def dispatch_tool_call(call: ToolCall, context: CallContext) -> ToolResult:
         return finish_call(
             context, log, trace, call, INVALID_ARGUMENTS, {"errors": errors}, tool=tool
         )
+    # ``again`` asks for a new action, not another one: it is no part of its key.
+    again = bool(arguments.pop(AGAIN, False)) and tool.declaration.repeatable
     log.arguments = arguments
     amount = amount_of(tool, arguments)
     if over_the_limit(amount, policy.max_amount):
@@ -131,7 +142,8 @@ def dispatch_tool_call(call: ToolCall, context: CallContext) -> ToolResult:
     )
     # The duplicate is decided first: a repeat of a request already made (and
     # maybe approved and done since) is that request, not a new one to check.
-    first = _claim_action(log)
+    again_for = (context.turn_key or context.conversation_key) if again else ""
+    first = _claim_action(log, again_for)
     if first is not None:
         trace.step("duplicate", first=str(first.pk))
         log.duplicate_of = first
@@ -139,8 +151,10 @@ def dispatch_tool_call(call: ToolCall, context: CallContext) -> ToolResult:
             "first": first.result,
             "verification": first.verification or UNVERIFIABLE,
         }
+        if tool.declaration.repeatable:
+            payload["message"] = AGAIN_POSSIBLE
         return finish_call(context, log, trace, call, DUPLICATE, payload, tool=tool)
-    trace.step("duplicate", first=None)
+    trace.step("duplicate", first=None, again=bool(log.again_for))
 
     gated = policy.gated_for(amount)
     if gated and tool.check is not None:
@@ -246,9 +260,17 @@ def _refuse_constant(name: str) -> Any:
     raise ValueError(f"{name} is not a JSON number")
 
 
-def _claim_action(log: ToolCallLog) -> ToolCallLog | None:
+AGAIN_POSSIBLE = (
+    "This was already done in this conversation and was not done again. If the "
+    'member asks for it once more, call the tool again with "again": true.'
+)
+
+
+def _claim_action(log: ToolCallLog, again_for: str = "") -> ToolCallLog | None:
     """Record this write as executing, unless an earlier call of the same action
-    blocks it; then return that earlier call (waiting while it is still running)."""
+    blocks it; then return that earlier call (waiting while it is still running).
+    A call with ``again`` (``again_for``: the member's message) is a new action
+    even so, once per message (R7)."""
     wait_until = time.monotonic() + settings.TOOLS_EXECUTION_TIMEOUT + 5
     while True:
         with transaction.atomic():
@@ -269,8 +291,15 @@ def _claim_action(log: ToolCallLog) -> ToolCallLog | None:
                 .order_by("created_at")
                 .first()
             )
+            if first is not None and again_for:
+                honoured = ToolCallLog.objects.filter(
+                    action_key=log.action_key, again_for=again_for
+                ).exists()
+                if not honoured:
+                    log.again_for, first = again_for, None
             if first is None:
                 log.status = ToolCallLog.EXECUTING
+                log.lease_until = timezone.now() + surely_over_after()
                 log.save(force_insert=True)
                 return None
         if first.status != ToolCallLog.EXECUTING or time.monotonic() > wait_until:

@@ -17,11 +17,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from django.conf import settings
+from django.db import transaction
 from django.utils import timezone, translation
 
 from gymnasia.errors import Conflict, InvalidValue, NotFound
 from gymnasia.gyms.models import Business, Member
-from tools.gating import waiting_requests
 from tools.integrations import client_for
 from tools.integrations.errors import (
     IntegrationFailed,
@@ -29,7 +29,7 @@ from tools.integrations.errors import (
     NotDelivered,
     OutcomeUnknown,
 )
-from tools.models import Handoff, ToolCallLog
+from tools.models import Handoff, ToolCallEvent, ToolCallLog
 from tools.registry import (
     HandlerContext,
     Tool,
@@ -37,6 +37,7 @@ from tools.registry import (
     published_registry,
 )
 from tools.selection import ToolPolicy
+from tools.selectors import tool_calls_waiting_arguments
 from tools.services import handoff_create, unknown_outcome_result
 from tools.types import (
     ERROR_STATUSES,
@@ -80,6 +81,8 @@ class CallContext:
     conversation_key: str
     offered: Mapping[str, ToolPolicy]
     message_key: str = ""
+    #: The member's message whose turn proposed the call (``again``: R7).
+    turn_key: str = ""
     registry: ToolRegistry = field(default_factory=published_registry)
     clients: ClientFactory = client_for
     #: When given, the log row of a call that never acted (a read, or a call refused
@@ -244,17 +247,25 @@ def _unknown(
     tried = {"tool": tool.name, "arguments": arguments, "attempts": log.attempts}
     if error:
         tried["error"] = error
-    handoff = handoff_create(
-        business=context.business,
-        member=context.member,
-        conversation_key=context.conversation_key,
-        cause=cause,
-        tried=tried,
-        tool_call=log,
-    )
-    trace.step("handoff", handoff=str(handoff.pk))
-    payload = unknown_outcome_result(handoff)
-    return finish_call(context, log, trace, call, UNKNOWN_OUTCOME, payload, tool=tool)
+    # The case and the outcome together, or neither: a call the sweep handed over
+    # meanwhile (its lease passed) keeps its one case.
+    with transaction.atomic():
+        handoff = handoff_create(
+            business=context.business,
+            member=context.member,
+            conversation_key=context.conversation_key,
+            cause=cause,
+            tried=tried,
+            tool_call=log,
+        )
+        trace.step("handoff", handoff=str(handoff.pk))
+        payload = unknown_outcome_result(handoff)
+        result = finish_call(
+            context, log, trace, call, UNKNOWN_OUTCOME, payload, tool=tool
+        )
+        if result.payload.get("handoff") != str(handoff.pk):
+            transaction.set_rollback(True)
+    return result
 
 
 def finish_call(
@@ -277,7 +288,11 @@ def finish_call(
     log.steps = trace.steps
     log.finished_at = timezone.now()
     log.duration_ms = trace.elapsed_ms()
-    _record(log, context)
+    if not _record(log, context):
+        # Too late: its lease passed and the sweep gave it to staff (R9). What
+        # it found stays in the trail; the call's result is the recorded one.
+        tool_call_late(log=log, found=result)
+        status, result = log.status, dict(log.result)
     return ToolResult(
         call_id=call.id,
         status=status,
@@ -295,20 +310,32 @@ FINAL_FIELDS = [
     "duration_ms",
     "attempts",
     "gated",
-    "duplicate_of",
 ]
 
 
-def _record(log: ToolCallLog, context: CallContext) -> None:
-    """Write the call's row of the verification log (one statement): an update when
-    the row was stored earlier (a claimed write), else its insert, unless the caller
-    keeps unstored rows to write them itself."""
+def _record(log: ToolCallLog, context: CallContext) -> bool:
+    """Write the call's row of the verification log (one statement): an update of
+    a row stored as it was claimed, while it is still executing (False when it
+    is not any more), else its insert, unless the caller keeps unstored rows to
+    write them itself."""
     if not log._state.adding:
-        log.save(update_fields=FINAL_FIELDS)
-    elif context.unstored_logs is not None:
+        fields = {name: getattr(log, name) for name in FINAL_FIELDS}
+        running = ToolCallLog.objects.filter(pk=log.pk, status=ToolCallLog.EXECUTING)
+        return bool(running.update(**fields))
+    if context.unstored_logs is not None:
         context.unstored_logs.append(log)
     else:
         log.save(force_insert=True)
+    return True
+
+
+def tool_call_late(*, log: ToolCallLog, found: dict[str, Any]) -> None:
+    """An execution that ended after its lease: ``log`` becomes the row as
+    recorded, and what the execution found joins the call's trail."""
+    log.refresh_from_db()
+    ToolCallEvent.objects.create(
+        call_id=log.pk, kind="late_result", parameters={"result": found}
+    )
 
 
 def checked_before_approval(
@@ -368,7 +395,7 @@ def write_checked(
         return
     client = clients(tool.integration, business) if tool.integration else None
     waiting = functools.partial(
-        waiting_requests(),
+        tool_calls_waiting_arguments,
         business_id=business.pk,
         member_id=member.pk if member else None,
         tool_name=tool.name,

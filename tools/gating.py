@@ -1,7 +1,7 @@
 """The interface through which the dispatcher hands a gated call to the approvals
-queue, and a write's check learns what already waits there. ``approvals``
-registers its implementation at start-up, so ``tools`` never imports
-``approvals``."""
+queue. ``approvals`` registers its implementation at start-up, so ``tools`` never
+imports ``approvals``. (What waits is read from the calls themselves:
+``tools.selectors``.)"""
 
 from __future__ import annotations
 
@@ -26,32 +26,18 @@ class ApprovalQueue(Protocol):
         ...
 
 
-class WaitingRequests(Protocol):
-    def __call__(
-        self, *, business_id: Any, member_id: Any, tool_name: str, other_than: str = ""
-    ) -> list[dict[str, Any]]:
-        """The arguments of the member's requests of the tool that wait for staff
-        (but the one whose action key is ``other_than``), oldest first."""
-        ...
-
-
 T = TypeVar("T")
 
 _queue: ApprovalQueue | None = None
-_waiting: WaitingRequests | None = None
 
 
-def register_approval_queue(queue: ApprovalQueue, waiting: WaitingRequests) -> None:
-    global _queue, _waiting
-    _queue, _waiting = queue, waiting
+def register_approval_queue(queue: ApprovalQueue) -> None:
+    global _queue
+    _queue = queue
 
 
 def approval_queue() -> ApprovalQueue:
     return _registered(_queue)
-
-
-def waiting_requests() -> WaitingRequests:
-    return _registered(_waiting)
 
 
 def _registered(part: T | None) -> T:

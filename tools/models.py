@@ -134,13 +134,21 @@ class AgentToolSetting(models.Model):
 
 
 class ToolCallLog(models.Model):
-    """One row per call the model proposed: every decision, the outcome, timings.
+    """One row per call the model proposed: the call's durable run, every decision,
+    the outcome, timings (``tools.calls`` holds every change of its state).
 
     Its id is the action's id: idempotency keys sent to integrations derive from it.
-    ``status`` is ``executing`` while a write runs; then the result's status.
+    ``status`` is ``executing`` while a write runs (until ``lease_until``), then the
+    result's status; a gated call is ``pending_approval`` until staff decide it:
+    ``approved`` (then executing on this same row), ``rejected``, ``expired`` or
+    ``superseded`` by a correction. ``result`` is its result as it stands now.
     """
 
     EXECUTING = "executing"
+    APPROVED = "approved"
+    REJECTED = "rejected"
+    EXPIRED = "expired"
+    SUPERSEDED = "superseded"
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     business = models.ForeignKey(
@@ -186,9 +194,13 @@ class ToolCallLog(models.Model):
     result = models.JSONField(_("result"), default=dict)
     attempts = models.PositiveSmallIntegerField(_("attempts"), default=0)
     steps = models.JSONField(_("steps"), default=list)
+    #: The member's message whose turn honoured this call's ``again`` (R7).
+    again_for = models.CharField(_("again, for message"), max_length=64, blank=True)
     created_at = models.DateTimeField(
         _("created at"), default=timezone.now, db_index=True
     )
+    #: While executing: after this, its worker is taken to be gone (R9).
+    lease_until = models.DateTimeField(_("lease until"), null=True, blank=True)
     finished_at = models.DateTimeField(_("finished at"), null=True, blank=True)
     duration_ms = models.FloatField(_("duration (ms)"), null=True, blank=True)
 
@@ -214,6 +226,37 @@ class ToolCallLog(models.Model):
 
     def __str__(self) -> str:
         return f"{self.tool_name} → {self.status}"
+
+
+class ToolCallEvent(models.Model):
+    """One change of a call's state after it was proposed: who, when, why. Rows
+    are only ever added (``tools.calls`` writes them with each transition)."""
+
+    call = models.ForeignKey(
+        ToolCallLog,
+        on_delete=models.CASCADE,
+        related_name="events",
+        verbose_name=_("tool call"),
+    )
+    kind = models.CharField(_("event"), max_length=20)
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("actor"),
+    )
+    parameters = models.JSONField(_("parameters"), default=dict, blank=True)
+    created_at = models.DateTimeField(_("created at"), default=timezone.now)
+
+    class Meta:
+        verbose_name = _("tool call event")
+        verbose_name_plural = _("tool call events")
+        ordering = ["created_at", "pk"]
+
+    def __str__(self) -> str:
+        return f"{self.kind} @ {self.created_at:%Y-%m-%d %H:%M:%S}"
 
 
 class ActionLock(models.Model):

@@ -70,6 +70,10 @@ STATUS_LABELS = {
     "unknown_outcome": gettext_lazy("outcome unknown"),
     "duplicate": gettext_lazy("repeat of an earlier call"),
     "pending_approval": gettext_lazy("waiting for approval"),
+    "approved": gettext_lazy("approved, about to run"),
+    "rejected": gettext_lazy("rejected"),
+    "expired": gettext_lazy("expired"),
+    "superseded": gettext_lazy("corrected into a new request"),
     "executing": gettext_lazy("running"),
 }
 

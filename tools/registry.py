@@ -60,6 +60,9 @@ class ToolDeclaration:
     integration: str | None
     #: The argument that is an amount of money, bounded by the owner's limits.
     amount_argument: str | None = None
+    #: A write whose effect adds up: it takes ``again`` (R7), which makes a call
+    #: identical to an earlier one a new action, at most once per member message.
+    repeatable: bool = False
 
 
 @dataclass(frozen=True)

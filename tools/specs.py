@@ -78,11 +78,21 @@ PUBLISHED: list[ToolDeclaration] = [
                 },
                 "food_id": {**ID, "description": "The food_id search_foods returned."},
                 "grams": {"type": "number", "exclusiveMinimum": 0, "maximum": 5000},
-            }
+                "again": {
+                    "type": "boolean",
+                    "description": (
+                        "Only when the member asks for the same food and grams once "
+                        "more (another 100 g, again): logs a new entry although an "
+                        "identical one was just logged. Leave it out otherwise."
+                    ),
+                },
+            },
+            required=["date", "meal", "food_id", "grams"],
         ),
         effect="write",
         needs_member=True,
         integration="nutrition",
+        repeatable=True,
     ),
     ToolDeclaration(
         name="remove_meal_entry",

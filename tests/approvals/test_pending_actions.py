@@ -24,8 +24,9 @@ from gymnasia.errors import Conflict, NotFound
 from gymnasia.memberships.models import MembershipFreeze
 from tests.factories import BusinessFactory, MembershipFactory, StaffRoleFactory
 from tests.tools.world import build_world
+from tools.calls import execution_lease
 from tools.integrations.faults import Fault, inject_fault
-from tools.models import Handoff
+from tools.models import Handoff, ToolCallLog
 
 pytestmark = pytest.mark.django_db
 
@@ -138,16 +139,40 @@ def test_an_approved_action_runs_once_and_is_verified(world, staff, sent):
     assert kinds(action) == ["requested", "approved", "executing", "succeeded"]
 
 
-def test_a_second_delivery_after_the_marker_becomes_unknown_not_a_second_run(
-    world, staff, sent
-):
-    action = request_freeze(world)
-    pending_action_approve(action_id=action.pk, user=staff)
-    # The first worker committed the marker and died before acting.
+def running_elsewhere(action, *, lease_until):
+    """As a delivery leaves the request that claimed its call and was then lost
+    (its worker gone): the call executing, under its lease."""
     PendingAction.objects.filter(pk=action.pk).update(
         status="executing", started_at=timezone.now()
     )
+    ToolCallLog.objects.filter(pk=action.tool_call_id).update(
+        status="executing", lease_until=lease_until
+    )
+
+
+def test_a_second_delivery_while_the_call_runs_does_nothing_more(world, staff, sent):
+    """Neither a second run nor a false "unknown": the call is running."""
+    action = request_freeze(world)
+    pending_action_approve(action_id=action.pk, user=staff)
+    running_elsewhere(action, lease_until=timezone.now() + execution_lease())
+
     assert pending_action_execute(action_id=action.pk) == "executing"
+
+    assert PendingAction.objects.get(pk=action.pk).status == "executing"
+    assert Handoff.objects.count() == 0
+    assert MembershipFreeze.objects.count() == 0
+
+
+def test_a_call_whose_lease_passed_becomes_unknown_with_one_handoff(world, staff, sent):
+    action = request_freeze(world)
+    pending_action_approve(action_id=action.pk, user=staff)
+    running_elsewhere(action, lease_until=timezone.now() + execution_lease())
+    later = timezone.now() + execution_lease() + datetime.timedelta(seconds=1)
+    counts = pending_actions_sweep(now=later)
+    pending_actions_sweep(now=later)  # a second sweep finds nothing more
+    assert pending_action_execute(action_id=action.pk) == "unknown"  # nor a delivery
+
+    assert counts["unknown"] == 1
     action.refresh_from_db()
     assert action.status == "unknown"
     handoff = Handoff.objects.get()
@@ -155,6 +180,7 @@ def test_a_second_delivery_after_the_marker_becomes_unknown_not_a_second_run(
     assert handoff.cause == "worker_stopped"
     assert MembershipFreeze.objects.count() == 0
     assert kinds(action)[-1] == "unknown"
+    assert ToolCallLog.objects.get(pk=action.tool_call_id).status == "unknown_outcome"
 
 
 def test_an_approved_action_that_fails_is_recorded_as_failed(world, staff, sent):
@@ -184,9 +210,7 @@ def test_the_sweep_expires_resends_and_hands_over(world, staff, sent):
     stuck = request_freeze(world, 30, 32)
     for action in (lost, stuck):
         pending_action_approve(action_id=action.pk, user=staff)
-    PendingAction.objects.filter(pk=stuck.pk).update(
-        status="executing", started_at=timezone.now() - datetime.timedelta(hours=1)
-    )
+    running_elsewhere(stuck, lease_until=timezone.now())
     PendingAction.objects.filter(pk=lost.pk).update(
         decided_at=timezone.now() - datetime.timedelta(minutes=5)
     )

@@ -26,14 +26,19 @@ from django.utils import timezone
 from psycopg import sql
 
 from approvals.models import PendingAction
-from approvals.services import pending_action_approve, pending_actions_sweep
+from approvals.services import (
+    pending_action_approve,
+    pending_action_execute,
+    pending_actions_sweep,
+)
 from gymnasia.celery import app
 from gymnasia.errors import Conflict
 from gymnasia.memberships.models import Membership, MembershipFreeze
 from tests.factories import StaffRoleFactory
 from tests.own_redis import OwnRedis
 from tests.tools.world import build_world
-from tools.models import Handoff, ToolCallLog
+from tools.calls import execution_lease
+from tools.models import Handoff, ToolCallEvent, ToolCallLog
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -197,19 +202,26 @@ def test_two_approvals_at_once_execute_once_each_time(worker):
         lambda: PendingAction.objects.filter(status="succeeded").count() == 200, 120
     )
     assert MembershipFreeze.objects.count() == 200
-    assert ToolCallLog.objects.filter(steps__0__step="approved").count() == 200
     for action in actions:
         assert status(action) == "succeeded"
+        assert executions(action) == 1
 
 
-def test_killed_before_the_marker_commits_then_executed_once(worker):
+def executions(action: PendingAction) -> int:
+    """How many times the request's call was claimed to run."""
+    return ToolCallEvent.objects.filter(
+        call_id=action.tool_call_id, kind="executing"
+    ).count()
+
+
+def test_killed_before_the_claim_commits_then_executed_once(worker):
     world = build_world()
     staff = StaffRoleFactory(business=world.business, role="staff").user
     action = request(world, 10, 12, "killed-before")
-    # The claim's commit checks its new log row's business: it waits on our lock.
-    lock = RowLock("gyms_business", world.business.pk)
-    worker.start()
     pending_action_approve(action_id=action.pk, user=staff)
+    # The request's claim points it at its call: it waits on our lock of the call.
+    lock = RowLock("tools_toolcalllog", action.tool_call_id)
+    worker.start()
     wait_for(waiting_on_lock)
     worker.kill()
     wait_for(lambda: not waiting_on_lock())  # the database noticed and rolled back
@@ -220,10 +232,11 @@ def test_killed_before_the_marker_commits_then_executed_once(worker):
     assert counts["resent"] == 1
     wait_for(lambda: status(action) == "succeeded")
     assert MembershipFreeze.objects.count() == 1
-    assert ToolCallLog.objects.filter(steps__0__step="approved").count() == 1
+    assert executions(action) == 1
 
 
-def test_killed_after_the_marker_commits_becomes_unknown_and_handed_off(worker):
+def test_killed_while_executing_becomes_unknown_once_its_lease_passed(worker):
+    """Not before: until then it may still be running."""
     world = build_world()
     staff = StaffRoleFactory(business=world.business, role="staff").user
     action = request(world, 10, 12, "killed-after")
@@ -232,18 +245,56 @@ def test_killed_after_the_marker_commits_becomes_unknown_and_handed_off(worker):
     worker.start()
     pending_action_approve(action_id=action.pk, user=staff)
     wait_for(lambda: status(action) == "executing")
-    wait_for(waiting_on_lock)  # the freeze waits on our lock, after the marker
+    wait_for(waiting_on_lock)  # the freeze waits on our lock, after the claim
     worker.kill()
     wait_for(lambda: not waiting_on_lock())  # the database noticed and rolled back
     lock.release()
     worker.start()
-    pending_actions_sweep(now=timezone.now() + datetime.timedelta(hours=1))
+    assert pending_actions_sweep()["unknown"] == 0  # the lease has not passed
+    assert status(action) == "executing"
+    after_the_lease = timezone.now() + execution_lease() + datetime.timedelta(seconds=1)
+    assert pending_actions_sweep(now=after_the_lease)["unknown"] == 1
     assert status(action) == "unknown"
-    assert Handoff.objects.filter(tool_call__steps__0__step="approved").count() == 1
-    assert ToolCallLog.objects.filter(steps__0__step="approved").count() == 1
+    assert Handoff.objects.filter(tool_call=action.tool_call_id).count() == 1
+    assert Handoff.objects.count() == 1
     time.sleep(1)  # the restarted worker gets nothing to run again
     assert status(action) == "unknown"
+    assert executions(action) == 1
     assert MembershipFreeze.objects.count() == 0
+
+
+def test_a_delivery_while_the_execution_waits_on_a_lock_changes_nothing(worker):
+    """The first run holds its call for 10 s (a row lock); a second delivery and
+    the sweep meanwhile do nothing, and the freeze ends verified, with no case
+    for staff."""
+    world = build_world()
+    staff = StaffRoleFactory(business=world.business, role="staff").user
+    action = request(world, 10, 12, "slow")
+    membership = Membership.objects.get(member=world.member)
+    lock = RowLock("memberships_membership", membership.pk)
+    worker.start()
+    pending_action_approve(action_id=action.pk, user=staff)
+    wait_for(waiting_on_lock)
+    started = time.monotonic()
+
+    assert pending_action_execute(action_id=action.pk) == "executing"  # redelivered
+    assert pending_actions_sweep() == {
+        "expired": 0,
+        "resent": 0,
+        "unknown": 0,
+        "interrupted": 0,
+    }
+    time.sleep(max(0.0, 10 - (time.monotonic() - started)))
+    lock.release()
+
+    wait_for(lambda: status(action) == "succeeded")
+    call = ToolCallLog.objects.get(pk=action.tool_call_id)
+    assert (call.status, call.verification) == ("ok", "verified")
+    assert Handoff.objects.count() == 0
+    assert MembershipFreeze.objects.count() == 1
+    assert executions(action) == 1
+    kinds = list(action.events.values_list("kind", flat=True))
+    assert kinds == ["requested", "approved", "executing", "succeeded"]
 
 
 def fresh_broker_connections() -> None:
@@ -286,6 +337,6 @@ def test_broker_down_when_approving_then_the_sweep_runs_it_once(own_redis, tmp_p
         assert counts["resent"] == 1
         wait_for(lambda: status(action) == "succeeded", 60)
         assert MembershipFreeze.objects.count() == 1
-        assert ToolCallLog.objects.filter(steps__0__step="approved").count() == 1
+        assert executions(action) == 1
     finally:
         worker.stop()

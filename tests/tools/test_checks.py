@@ -8,7 +8,12 @@ import pytest
 from django.utils import translation
 
 from approvals.models import PendingAction
-from approvals.services import pending_action_approve, pending_action_execute
+from approvals.services import (
+    pending_action_approve,
+    pending_action_execute,
+    pending_action_reject,
+    pending_actions_expire,
+)
 from gymnasia.classes.models import Booking
 from gymnasia.memberships.models import Membership, MembershipFreeze
 from gymnasia.nutrition.models import MealEntry
@@ -142,8 +147,8 @@ def test_the_membership_read_names_the_freezes_waiting_for_staff(world):
     those rejected."""
     freeze(world, 10, 19)
     rejected = freeze(world, 30, 32, conversation="conversation-2")
-    PendingAction.objects.filter(pk=rejected.payload["pending_action"]).update(
-        status="rejected"
+    pending_action_reject(
+        action_id=rejected.payload["pending_action"], user=staff_of(world)
     )
     freeze(world, 40, 42, conversation="conversation-3", member=world.other_member)
 
@@ -176,8 +181,10 @@ def test_a_request_decided_against_no_longer_blocks_its_days(world, decision):
     )
     if decision == "approved":
         pending_action_approve(action_id=first.pk, user=staff_of(world))
+    elif decision == "rejected":
+        pending_action_reject(action_id=first.pk, user=staff_of(world))
     else:
-        PendingAction.objects.filter(pk=first.pk).update(status=decision)
+        pending_actions_expire(now=first.expires_at)
 
     result = freeze(world, 15, 25, conversation="conversation-2")
 

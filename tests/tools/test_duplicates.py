@@ -15,6 +15,7 @@ from gymnasia.classes.models import Booking
 from gymnasia.nutrition.models import MealEntry
 from tests.factories import StaffRoleFactory
 from tests.tools.world import build_world
+from tools.dispatcher import AGAIN_POSSIBLE
 from tools.integrations.faults import Fault, inject_fault
 from tools.models import ToolCallLog
 
@@ -44,6 +45,7 @@ def test_the_same_call_twice_has_one_effect(world):
         "status": "duplicate",
         "first": dict(first.payload),
         "verification": "verified",
+        "message": AGAIN_POSSIBLE,  # the model learns that ``again`` exists
     }
     log = ToolCallLog.objects.get(provider_call_id="call-2")
     assert log.duplicate_of.provider_call_id == "call-1"
@@ -167,7 +169,8 @@ def test_a_repeat_of_an_unknown_outcome_after_its_window_is_a_new_action(world):
 def test_a_repeat_of_an_approved_request_done_since_is_a_duplicate(world, tool):
     """The repeat is the request already made: it is not checked again as a new
     one (the check refused it, the freeze overlapping itself or the member
-    already booked, and the member was told nothing had been done)."""
+    already booked, and the member was told nothing had been done); its first is
+    the request's result as it stands now, its execution's (R7)."""
     offered = {tool: "gated"}
     arguments = (
         {"start": world.day(10), "end": world.day(19)}
@@ -182,10 +185,12 @@ def test_a_repeat_of_an_approved_request_done_since_is_a_duplicate(world, tool):
 
     again = world.call(tool, arguments, offered=offered, call_id="call-2")
 
+    executed = ToolCallLog.objects.get(provider_call_id="call-1")
+    assert executed.result["status"] == "ok"
     assert again.payload == {
         "status": "duplicate",
-        "first": dict(first.payload),
-        "verification": "not_applied",
+        "first": executed.result,
+        "verification": "verified",
     }
     assert PendingAction.objects.count() == 1
 

@@ -8,8 +8,8 @@ from typing import Any
 from django.utils.translation import gettext as _
 
 from gymnasia.errors import Conflict
-from tools.gating import waiting_requests
 from tools.registry import HandlerContext, checks, handles, rehearsed, verifies
+from tools.selectors import tool_calls_waiting_arguments
 from tools.types import NO_RESULTS, NOT_APPLIED, OK, VERIFIED, Outcome
 
 
@@ -20,7 +20,7 @@ def get_membership(ctx: HandlerContext, args: dict[str, Any]) -> Outcome:
     membership = ctx.client.current(member=ctx.required_member)
     if membership is None:
         return Outcome(NO_RESULTS, {"message": "The member has no membership."})
-    requested = waiting_requests()(
+    requested = tool_calls_waiting_arguments(
         business_id=ctx.business.pk,
         member_id=ctx.required_member.pk,
         tool_name="freeze_membership",
