@@ -239,13 +239,10 @@ def interrupted_results(*, step: Message, calls: list[ToolCall]) -> list[ToolRes
         log = logs.get(call.id[:200])
         tool = registry.get(call.name)
         payload: dict[str, Any]
-        recent = step.created_at > timezone.now() - surely_over_after()
-        is_write = tool is not None and tool.is_write
         if log is not None and log.status not in ("", ToolCallLog.EXECUTING):
             payload = dict(log.result) or {"status": log.status}
-        elif (log is not None or is_write) and recent:
-            # Another turn of the conversation may be running it right now, or
-            # be about to claim it (its row is written as it is claimed).
+        elif log is not None and log.created_at > timezone.now() - surely_over_after():
+            # Another turn of the conversation may be running it right now.
             payload = {
                 "status": UNKNOWN_OUTCOME,
                 "verification": UNVERIFIABLE,
@@ -265,7 +262,7 @@ def interrupted_results(*, step: Message, calls: list[ToolCall]) -> list[ToolRes
                 "message": "The turn stopped before this call's result was kept; "
                 "nothing was changed.",
             }
-            if is_write:
+            if tool is not None and tool.is_write:
                 payload["verification"] = NOT_APPLIED
         status = str(payload.get("status", FAILED))
         results.append(

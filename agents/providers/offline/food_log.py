@@ -39,6 +39,15 @@ LOG_WORDS = re.compile(
 )
 
 
+#: Words that ask to log the same once more ("apúntame otros 100 g", "otra vez",
+#: "100 g más", "another 100 g", "the same again", "100 g more"): the call then
+#: carries ``again`` (R7). No part of a food's name.
+AGAIN = re.compile(
+    r"\b(?:otra vez|de nuevo|(?:(?:lo|the) )?(?:mismo|same)|otr[oa]s?|mas"
+    r"|another|again|(?:once )?more)\b"
+)
+
+
 def asks_to_log(said: str) -> bool:
     """Whether a (folded) message asks to log a food ("apúntame", "pon", "add")."""
     return has(said, *LOG_STARTS) or LOG_WORDS.search(said) is not None
@@ -99,6 +108,16 @@ def foods_asked(said: str) -> list[FoodAsked]:
     return asked
 
 
+def logged_once(just: Mapping[str, list[dict[str, Any]]]) -> dict[str, Any] | None:
+    """The entry of the one food the turn before logged, or found logged already
+    (a duplicate), of its results (``just``): what "otra vez" asks for again."""
+    added = just.get("add_food_to_meal", [])
+    got = added[0] if len(added) == 1 else {}
+    if got.get("status") == "duplicate":
+        got = got.get("first") or {}
+    return got.get("entry") if got.get("status") == "ok" else None
+
+
 def request_of(previous: str, before_previous: str) -> str:
     """The request a member's answer goes on from: her message before
     (``previous``), with the one before that when ``previous`` only gave the grams
@@ -127,12 +146,18 @@ class FoodLogIntents(Intents):
         earlier: Mapping[str, dict[str, Any]],
         like: Mapping[str, Any] | None = None,
         previous: str = "",
+        logged: Mapping[str, Any] | None = None,
+        again: bool = False,
     ) -> Any:
         """A food logged; ``like``: the arguments of the food logged just before,
         of which this goes on ("y 200 g de arroz": the same meal and day);
-        ``previous``: the member's message before, which "add that" points at."""
+        ``previous``: the member's message before, which "add that" points at;
+        ``logged``: the entry the turn before logged, which "otra vez" asks for
+        again; ``again``: the request asked for the same once more."""
         if asks_whether(said):
             return None  # "Did I log 100 g of chicken?" asks of her diary
+        again = again or AGAIN.search(said) is not None
+        said = AGAIN.sub(" ", said)
         grams = GRAMS.search(said)
         food_said = said[grams.end() :] if grams else ""
         logs = asks_to_log(said) or ATE.search(said) or meal_eaten(said)
@@ -146,14 +171,21 @@ class FoodLogIntents(Intents):
         eaten = by_verb or (ATE.search(said) and (grams or not asks))
         # "100 g de avena en la cena": grams of a food for a meal, said without a
         # verb and not asked about ("¿es bueno tomar 100 g de avena…?").
-        put = (
-            grams
-            and meal_named(said)
-            and "?" not in said
-            and not (asks or asks_nutrients(said))
-        )
-        if not (asks_to_log(said) or eaten or like or put):
+        stated = "?" not in said and not (asks or asks_nutrients(said))
+        put = grams and meal_named(said) and stated
+        # "Otra vez", "100 g más", "otros 100 g de pollo" right after a food
+        # logged: for its meal and day; that food, with its grams, unless
+        # others are said (never its grams for "otros 150").
+        same = logged if again and (stated or asks_to_log(said)) else None
+        if same and not food_named(said) and (grams or not re.search(r"\d", said)):
+            amount = grams.group(0) if grams else f"{same['grams']} g"
+            said_again = f"{GRAMS.sub(' ', said)} {amount} {fold(same['food'])}"
+            return self._add_food(
+                said_again, results, offered, earlier, like=same, again=True
+            )
+        if not (asks_to_log(said) or eaten or like or put or (same and grams)):
             return None
+        like = like or same
         if not grams and POINTS_BACK.search(said):
             # "Add that to my snack" after "how many calories in 100 g of oats?":
             # those grams of the food asked about.
@@ -228,6 +260,7 @@ class FoodLogIntents(Intents):
                     "meal": meal,
                     "food_id": food["food_id"],
                     "grams": grams_of(grams),
+                    **({"again": True} if again else {}),
                 },
             )
         result = results["add_food_to_meal"][-1]
@@ -446,6 +479,7 @@ class FoodLogIntents(Intents):
             offered,
             earlier,
             like={"meal": _meal_asked(asked), "date": day.isoformat()},
+            again=AGAIN.search(asked) is not None,
         )
 
     def _which_food(self, foods: list[dict[str, Any]], grams: str, meal: str) -> str:

@@ -28,7 +28,7 @@ from agents.providers.offline.account import AccountIntents
 from agents.providers.offline.bookings import BookingIntents
 from agents.providers.offline.classes import ClassIntents, shown_of
 from agents.providers.offline.diary import DiaryIntents, just_logged
-from agents.providers.offline.food_log import FoodLogIntents, request_of
+from agents.providers.offline.food_log import FoodLogIntents, logged_once, request_of
 from agents.providers.offline.freezes import FREEZE_WORDS, FreezeIntents
 from agents.providers.offline.hours import time_named
 from agents.providers.offline.nutrients import NutrientIntents
@@ -168,7 +168,12 @@ class OfflineProvider(
             partial(self._book, earlier=earlier, before=before, shown=shown),
             partial(self._remove_food, just=heard.just),
             self._change_entry,
-            partial(self._add_food, earlier=earlier, previous=previous),
+            partial(
+                self._add_food,
+                earlier=earlier,
+                previous=previous,
+                logged=logged_once(heard.just),
+            ),
             self._diary,
             partial(
                 self._classes,
