@@ -137,6 +137,10 @@ class Conversation(models.Model):
     )
     language = models.CharField(_("language"), max_length=2, choices=Language.choices)
     created_at = models.DateTimeField(_("created at"), default=timezone.now)
+    #: Who runs a turn of the conversation now, and until when (its lease, renewed
+    #: at each step): one turn at a time, across processes (``agents.serial``).
+    turn_holder = models.CharField(_("turn held by"), max_length=32, blank=True)
+    turn_until = models.DateTimeField(_("turn held until"), null=True, blank=True)
 
     class Meta:
         verbose_name = _("conversation")

@@ -2,8 +2,9 @@
 write whose turn stopped while it ran.
 
 This is the one service through which ``approvals`` posts back into a conversation.
-An executed request continues the conversation: the action and its result join the
-history under their own call id, and the provider writes the member's message from
+An executed request continues the conversation through the turn loop a member's
+message uses (``agents.turn.turn_continue``): the action and its result join the
+history under their own call id, and the model writes the member's message from
 the result, with the R10 sentence in front when it was not verified. A rejection, an
 expiry or a corrected request (with what staff changed) is told in fixed, honest
 words: nothing was done, and an expiry is not a rejection. A write handed to staff
@@ -17,14 +18,12 @@ import uuid
 from typing import Any
 
 from asgiref.sync import async_to_sync
-from django.db import transaction
 from django.utils.translation import gettext, override
 
-from agents.conversations import conversation_history, message_add
+from agents.conversations import message_add
 from agents.models import Conversation, Message
-from agents.providers.base import ModelRequest, ProviderError, StepDone
-from agents.turn import instructions_for, provider_for
-from agents.verdict import NOT_CONFIRMED, SENTENCES, verdict_cases, verdict_prefix
+from agents.turn import turn_continue
+from agents.verdict import NOT_CONFIRMED, SENTENCES
 from tools.presentation import arguments_changed
 from tools.types import ERROR_STATUSES, ToolCall, ToolResult
 
@@ -96,9 +95,7 @@ def conversation_outcome_post(
         return message_add(
             conversation=conversation, role=Message.Role.NOTICE, text=text
         )
-    call = ToolCall(
-        id=f"approved_{action_id}", name=tool_name, arguments=dict(arguments)
-    )
+    call = ToolCall(id=f"approved_{action_id}", name=tool_name, arguments=arguments)
     result_payload = dict(
         payload or {"status": "unknown_outcome", "verification": "unverifiable"}
     )
@@ -108,68 +105,18 @@ def conversation_outcome_post(
         payload=result_payload,
         is_error=result_payload.get("status") in ERROR_STATUSES,
     )
-    # The step and its result together: a history never holds one without the other.
-    with transaction.atomic():
-        message_add(
-            conversation=conversation,
-            role=Message.Role.STEP,
-            content={
-                "tool_calls": [
-                    {"id": call.id, "name": call.name, "arguments": call.arguments}
-                ],
-                "provider_state": {},
-                "approved_action": action_id,
-            },
-        )
-        message_add(
-            conversation=conversation,
-            role=Message.Role.TOOL_RESULTS,
-            content={
-                "results": [
-                    {
-                        "call_id": result.call_id,
-                        "status": result.status,
-                        "payload": result_payload,
-                        "is_error": result.is_error,
-                    }
-                ]
-            },
-        )
-    prefix = verdict_prefix(
-        verdict_cases([(tool_name, result_payload)]), conversation.language
+    with override(conversation.language):
+        unanswered = gettext("The staff reviewed your request (%(title)s).") % {
+            "title": str(title)
+        }
+    told = async_to_sync(turn_continue)(
+        conversation,
+        call=call,
+        result=result,
+        unanswered=unanswered,
+        about={"approved_action": action_id},
     )
-    request = ModelRequest(
-        instructions=instructions_for(conversation.agent, conversation)
-        + " The gym's staff reviewed a request of the member; its result is the last "
-        "tool result. Tell the member what happened, from that result only.",
-        history=conversation_history(conversation),
-        tools=(),
-        max_output_tokens=conversation.agent.max_output_tokens,
-    )
-    written = async_to_sync(_final_text)(conversation, request)
-    if written is None:
-        with override(conversation.language):
-            written = gettext("The staff reviewed your request (%(title)s).") % {
-                "title": str(title)
-            }
-    return message_add(
-        conversation=conversation,
-        role=Message.Role.ASSISTANT,
-        text=prefix + written,
-        content={"model_text": written, "approved_action": action_id},
-    )
-
-
-async def _final_text(conversation: Conversation, request: ModelRequest) -> str | None:
-    """The provider's text for the update, or ``None`` when it cannot answer."""
-    provider = provider_for(conversation.agent, conversation)
-    try:
-        async for event in provider.stream(request):
-            if isinstance(event, StepDone):
-                return event.text or None
-    except ProviderError:  # the fixed sentence is used instead
-        return None
-    return None
+    return told[-1] if told else None
 
 
 def conversation_handoff_settled(

@@ -50,6 +50,7 @@ from agents.providers.base import (
     TextDelta,
     ToolResults,
 )
+from agents.serial import conversation_turn_take, turn_held
 from agents.services import PROVIDER_KEYS
 from agents.verdict import counts_for_verdict, verdict_cases, verdict_prefix
 from gymnasia.gyms.selectors import business_today
@@ -180,6 +181,13 @@ class TurnState:
     #: The member's message the turn answers (a write's ``again`` is honoured
     #: once per such message: R7).
     turn_key: str = ""
+    #: Who holds the conversation's turn for this turn (``agents.serial``).
+    holder: str = ""
+    #: What the turn says when the model cannot answer, after any verdict (a
+    #: member's turn: that the assistant is unavailable).
+    unanswered: str = ""
+    #: What the turn's step and reply tell of, beyond the member's message.
+    about: dict[str, Any] = field(default_factory=dict)
     #: Rows of steps none of whose calls could act (reads, calls refused before
     #: running), kept until the turn next writes anything: the whole turn's steps
     #: then cost one transaction rather than one each.
@@ -258,10 +266,74 @@ def _rows_store(rows: list[StepRows], last: Message | None = None) -> None:
 async def turn_run(
     conversation: Conversation, text: str, emit: Emit = _ignore
 ) -> list[Message]:
-    """Run one turn; return the visible messages it added, the member's first."""
-    state, member_message, instructions = await db_call(_prepare, conversation, text)
-    await emit("message", message_json(member_message))
-    provider = provider_for(conversation.agent, conversation)
+    """Run one turn; return the visible messages it added, the member's first.
+    It waits for a turn of the conversation still running (``agents.serial``)."""
+    async with turn_held(conversation) as holder:
+        state, member_message, instructions = await db_call(
+            _prepare, conversation, text
+        )
+        state.holder = holder
+        await emit("message", message_json(member_message))
+        await _run(state, instructions, emit)
+    return state.messages
+
+
+async def turn_continue(
+    conversation: Conversation,
+    *,
+    call: ToolCall,
+    result: ToolResult,
+    unanswered: str,
+    about: dict[str, Any],
+) -> list[Message]:
+    """Go on with a conversation whose request staff reviewed, as a member's turn
+    goes on after a step: the call and its result join the history under the
+    call's id, and the loop asks the model to tell the member, from that result,
+    with R10's sentence in front when it was not verified (the turn judges it as
+    one of its own writes); ``unanswered`` is said in place of the model's words
+    when the model cannot be reached; ``about`` marks the rows it adds (which
+    request they tell of). Returns the visible messages it added."""
+    async with turn_held(conversation) as holder:
+        state = await db_call(_continuation_prepare, conversation, call, result)
+        state.holder = holder
+        state.unanswered, state.about = unanswered, about
+        instructions = instructions_for(conversation.agent, conversation)
+        await _run(state, instructions + STAFF_REVIEWED, _ignore)
+    return state.messages
+
+
+STAFF_REVIEWED = (
+    " The gym's staff reviewed a request of the member; its result is the last "
+    "tool result. Tell the member what happened, from that result only."
+)
+
+
+def _continuation_prepare(
+    conversation: Conversation, call: ToolCall, result: ToolResult
+) -> TurnState:
+    step = Message(
+        conversation=conversation,
+        role=Message.Role.STEP,
+        content={
+            "tool_calls": [
+                {"id": call.id, "name": call.name, "arguments": call.arguments}
+            ],
+            "provider_state": {},
+        },
+    )
+    # The step and its result together: a history never holds one without the other.
+    with transaction.atomic():
+        _rows_store([StepRows(step, _results_message(conversation, [result]), [])])
+    return TurnState(
+        conversation=conversation,
+        selection=offered_tools(conversation.agent, conversation.member),
+        history=list(conversation_history(conversation)),
+        writes=[(call.name, dict(result.payload))],
+    )
+
+
+async def _run(state: TurnState, instructions: str, emit: Emit) -> None:
+    provider = provider_for(state.conversation.agent, state.conversation)
     tools = tuple(state.selection.specs())
     try:
         await _loop(state, provider, instructions, tools, emit)
@@ -269,7 +341,6 @@ async def turn_run(
         # A turn stopped early (cancelled, or a bug) still leaves its steps' rows.
         if state.waiting:
             await db_call(_rows_store, state.waiting_taken())
-    return state.messages
 
 
 async def _loop(
@@ -302,7 +373,11 @@ async def _loop(
                 state.waiting_taken(),
                 Message.Role.ASSISTANT,
                 reply,
-                {"model_text": step.text, "verdict": verdict_cases(state.writes)},
+                {
+                    **state.about,
+                    "model_text": step.text,
+                    "verdict": verdict_cases(state.writes),
+                },
             )
             await emit("message", message_json(message))
             return
@@ -392,6 +467,10 @@ def _tools_run(
     rows, so that a write's log row, stored as it is
     claimed (R7, R9), points at it; its results follow at once. A step whose calls
     cannot act leaves its rows to wait (returned) for the turn's next write."""
+    if state.holder:  # a step may take long: the turn keeps its conversation
+        conversation_turn_take(
+            conversation_id=state.conversation.pk, holder=state.holder
+        )
     # The calls are dispatched as the model proposed them (the dispatcher refuses
     # what cannot be stored); the step is stored with such characters replaced.
     step_message = Message(
@@ -417,8 +496,24 @@ def _tools_run(
         if counts_for_verdict(call.name):
             state.writes.append((call.name, dict(result.payload)))
         results.append(result)
-    results_message = Message(
-        conversation=state.conversation,
+    rows = StepRows(
+        step_message, _results_message(state.conversation, results), unstored
+    )
+    if step_message.pk is None:
+        return results, rows, None
+    handed_over = any(
+        call.name == HANDOFF_TOOL and result.status == "ok"
+        for call, result in zip(step.tool_calls, results, strict=True)
+    )
+    with transaction.atomic():
+        _rows_store([rows])
+        notice = _handed_over_notice(state) if handed_over else None
+    return results, None, notice
+
+
+def _results_message(conversation: Conversation, results: list[ToolResult]) -> Message:
+    return Message(
+        conversation=conversation,
         role=Message.Role.TOOL_RESULTS,
         content={
             "results": [
@@ -432,17 +527,6 @@ def _tools_run(
             ]
         },
     )
-    rows = StepRows(step_message, results_message, unstored)
-    if step_message.pk is None:
-        return results, rows, None
-    handed_over = any(
-        call.name == HANDOFF_TOOL and result.status == "ok"
-        for call, result in zip(step.tool_calls, results, strict=True)
-    )
-    with transaction.atomic():
-        _rows_store([rows])
-        notice = _handed_over_notice(state) if handed_over else None
-    return results, None, notice
 
 
 def _handed_over_notice(state: TurnState) -> Message:
@@ -459,9 +543,12 @@ async def _unavailable(
 ) -> None:
     """The model could not answer: say so honestly, after any verdict that is due."""
     with override(state.conversation.language):
-        text = prefix + gettext(
-            "The assistant is unavailable right now. Your message is saved; please try "
-            "again in a moment."
+        text = prefix + (
+            state.unanswered
+            or gettext(
+                "The assistant is unavailable right now. Your message is saved; "
+                "please try again in a moment."
+            )
         )
     message = await db_call(
         _store,

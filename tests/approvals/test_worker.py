@@ -264,9 +264,9 @@ def test_killed_while_executing_becomes_unknown_once_its_lease_passed(worker):
 
 
 def test_a_delivery_while_the_execution_waits_on_a_lock_changes_nothing(worker):
-    """The first run holds its call for 10 s (a row lock); a second delivery and
-    the sweep meanwhile do nothing, and the freeze ends verified, with no case
-    for staff."""
+    """The run waits 5 s on a row lock (within its own time limit); a second
+    delivery and the sweep meanwhile do nothing, and the freeze ends verified,
+    with no case for staff."""
     world = build_world()
     staff = StaffRoleFactory(business=world.business, role="staff").user
     action = request(world, 10, 12, "slow")
@@ -284,10 +284,14 @@ def test_a_delivery_while_the_execution_waits_on_a_lock_changes_nothing(worker):
         "unknown": 0,
         "interrupted": 0,
     }
-    time.sleep(max(0.0, 10 - (time.monotonic() - started)))
+    time.sleep(max(0.0, 5 - (time.monotonic() - started)))
     lock.release()
 
     wait_for(lambda: status(action) == "succeeded")
+    ended_verified_once(action)
+
+
+def ended_verified_once(action: PendingAction) -> None:
     call = ToolCallLog.objects.get(pk=action.tool_call_id)
     assert (call.status, call.verification) == ("ok", "verified")
     assert Handoff.objects.count() == 0
@@ -295,6 +299,40 @@ def test_a_delivery_while_the_execution_waits_on_a_lock_changes_nothing(worker):
     assert executions(action) == 1
     kinds = list(action.events.values_list("kind", flat=True))
     assert kinds == ["requested", "approved", "executing", "succeeded"]
+
+
+def test_a_message_slow_for_10_s_and_sent_again_runs_once_verified(worker):
+    """The worker's start waits 10 s on a lock; the sweep takes its message for
+    lost and sends it again, and another delivery arrives meanwhile: one run,
+    verified, no "unknown", no case for staff."""
+    world = build_world()
+    staff = StaffRoleFactory(business=world.business, role="staff").user
+    action = request(world, 10, 12, "slow-start")
+    pending_action_approve(action_id=action.pk, user=staff)
+    lock = RowLock("tools_toolcalllog", action.tool_call_id)
+    worker.start()
+    wait_for(waiting_on_lock)
+    started = time.monotonic()
+    later = timezone.now() + datetime.timedelta(minutes=5)
+    assert pending_actions_sweep(now=later)["resent"] == 1
+    second: list[str] = []
+
+    def deliver() -> None:
+        try:
+            second.append(pending_action_execute(action_id=action.pk))
+        finally:
+            connection.close()
+
+    thread = threading.Thread(target=deliver)
+    thread.start()
+    time.sleep(max(0.0, 10 - (time.monotonic() - started)))
+    lock.release()
+    thread.join(30)
+
+    wait_for(lambda: status(action) == "succeeded")
+    assert second and second[0] in ("succeeded", "executing")
+    time.sleep(1)  # the message sent again finds it done
+    ended_verified_once(action)
 
 
 def fresh_broker_connections() -> None:
