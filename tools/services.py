@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import datetime
 import json
 import re
 from typing import Any
 
-from django.db import DatabaseError, transaction
+from django.db import DatabaseError
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -53,40 +52,6 @@ def unknown_outcome_result(handoff: Handoff) -> dict[str, Any]:
         "message": "It is not known whether the change was saved; the gym's staff "
         "will check it.",
     }
-
-
-def tool_call_interrupted_hand_over(
-    *, log: ToolCallLog, now: datetime.datetime
-) -> Handoff | None:
-    """Give to staff a write left *executing* by a turn whose process stopped while
-    it ran: it may or may not have been done, and nothing will ever record its
-    outcome, so it becomes an unknown outcome with a handoff (R9) and never runs
-    again. ``None`` when it finished meanwhile."""
-    with transaction.atomic():
-        handoff = handoff_create(
-            business=log.business,
-            member=log.member,
-            conversation_key=log.conversation_key,
-            cause=Handoff.Cause.TURN_STOPPED,
-            tried={"tool": log.tool_name, "arguments": log.arguments},
-            tool_call=log,
-        )
-        changed = ToolCallLog.objects.filter(
-            pk=log.pk, status=ToolCallLog.EXECUTING
-        ).update(
-            status=UNKNOWN_OUTCOME,
-            verification=UNVERIFIABLE,
-            result=unknown_outcome_result(handoff),
-            steps=[
-                *log.steps,
-                {"step": "handoff", "handoff": str(handoff.pk), "by": "sweep"},
-            ],
-            finished_at=now,
-        )
-        if not changed:
-            transaction.set_rollback(True)
-            return None
-    return handoff
 
 
 STRIPE_KEY_PATTERN = re.compile(r"^(sk|rk)_(test|live)_[A-Za-z0-9]{10,200}$")
