@@ -7,27 +7,27 @@ happened (a member's message is stored once her turn holds the conversation).
 The hold is a lease on the conversation's row, taken by a compare-and-set in the
 database (so it holds across web processes and workers) and renewed at each
 step; a holder that died lets go when its lease passes. A turn that finds the
-conversation held waits for it.
+conversation held waits for it (``agents.turn`` takes the hold with its first
+database work and lets go with its last).
 """
 
 from __future__ import annotations
 
-import asyncio
 import datetime
 import uuid
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 
 from django.db.models import Q
 from django.utils import timezone
 
-from agents.database import db_call
 from agents.models import Conversation
 
 #: How long a turn holds its conversation without renewing it: longer than any
 #: step (the provider's retries and a step's tool calls) takes.
 TURN_LEASE = datetime.timedelta(seconds=90)
-POLL_SECONDS = 0.05
+#: Seconds after which a running turn renews its hold.
+TURN_RENEW_AFTER = TURN_LEASE.total_seconds() / 3
+#: How often a turn waiting for its conversation looks again.
+TURN_POLL_SECONDS = 0.05
 
 
 def conversation_turn_take(*, conversation_id: uuid.UUID, holder: str) -> bool:
@@ -47,20 +47,3 @@ def conversation_turn_release(*, conversation_id: uuid.UUID, holder: str) -> Non
     Conversation.objects.filter(pk=conversation_id, turn_holder=holder).update(
         turn_holder="", turn_until=None
     )
-
-
-@asynccontextmanager
-async def turn_held(conversation: Conversation) -> AsyncIterator[str]:
-    """Wait for the conversation's turn, hold it while the block runs; the block
-    renews it with ``conversation_turn_take`` and the holder given."""
-    holder = uuid.uuid4().hex
-    while not await db_call(
-        conversation_turn_take, conversation_id=conversation.pk, holder=holder
-    ):
-        await asyncio.sleep(POLL_SECONDS)
-    try:
-        yield holder
-    finally:
-        await db_call(
-            conversation_turn_release, conversation_id=conversation.pk, holder=holder
-        )

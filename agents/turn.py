@@ -21,6 +21,8 @@ the caller sends ``done`` last.
 from __future__ import annotations
 
 import asyncio
+import time
+import uuid
 import weakref
 from collections.abc import Awaitable, Callable
 from contextlib import aclosing
@@ -50,7 +52,12 @@ from agents.providers.base import (
     TextDelta,
     ToolResults,
 )
-from agents.serial import conversation_turn_take, turn_held
+from agents.serial import (
+    TURN_POLL_SECONDS,
+    TURN_RENEW_AFTER,
+    conversation_turn_release,
+    conversation_turn_take,
+)
 from agents.services import PROVIDER_KEYS
 from agents.verdict import counts_for_verdict, verdict_cases, verdict_prefix
 from gymnasia.gyms.selectors import business_today
@@ -181,8 +188,10 @@ class TurnState:
     #: The member's message the turn answers (a write's ``again`` is honoured
     #: once per such message: R7).
     turn_key: str = ""
-    #: Who holds the conversation's turn for this turn (``agents.serial``).
+    #: Who holds the conversation's turn for this turn (``agents.serial``), and
+    #: since when (``time.monotonic()``) it was last taken or renewed.
     holder: str = ""
+    held_since: float = field(default_factory=time.monotonic)
     #: What the turn says when the model cannot answer, after any verdict (a
     #: member's turn: that the assistant is unavailable).
     unanswered: str = ""
@@ -200,8 +209,13 @@ class TurnState:
         return rows
 
 
-def _prepare(conversation: Conversation, text: str) -> tuple[TurnState, Message, str]:
-    """Everything of a turn's start that reads or writes the database."""
+def _prepare(
+    conversation: Conversation, text: str, holder: str
+) -> tuple[TurnState, Message, str] | None:
+    """Everything of a turn's start that reads or writes the database, once the
+    turn holds its conversation (None: another turn holds it still)."""
+    if not conversation_turn_take(conversation_id=conversation.pk, holder=holder):
+        return None
     member_message = message_add(
         conversation=conversation, role=Message.Role.MEMBER, text=text
     )
@@ -211,6 +225,7 @@ def _prepare(conversation: Conversation, text: str) -> tuple[TurnState, Message,
         selection=selection,
         history=list(conversation_history(conversation)),
         turn_key=str(member_message.pk),
+        holder=holder,
     )
     state.messages.append(member_message)
     instructions = instructions_for(conversation.agent, conversation)
@@ -238,16 +253,40 @@ def _store(
     role: str,
     text: str,
     content: dict[str, Any],
+    *,
+    last: bool = False,
 ) -> Message:
     """A message of the turn, in the statement that writes the steps' rows still
-    waiting, after them."""
+    waiting, after them; the ``last`` of the turn lets go of its conversation."""
     message = Message(
         conversation=state.conversation, role=role, text=text, content=content
     )
     _rows_store(waiting, last=message)
     if role in Message.VISIBLE:
         state.messages.append(message)
+    if last:
+        _let_go(state)
     return message
+
+
+def _hold_renewed(state: TurnState) -> None:
+    """A long turn keeps its conversation: its hold is renewed once a third of
+    it has passed (renewing it at every step cost a 40-call turn's steps 2 ms
+    each, in ``bench_tool_calls``)."""
+    if state.holder and time.monotonic() - state.held_since > TURN_RENEW_AFTER:
+        conversation_turn_take(
+            conversation_id=state.conversation.pk, holder=state.holder
+        )
+        state.held_since = time.monotonic()
+
+
+def _let_go(state: TurnState) -> None:
+    """The turn is over: the conversation's next turn may begin."""
+    if state.holder:
+        conversation_turn_release(
+            conversation_id=state.conversation.pk, holder=state.holder
+        )
+        state.holder = ""
 
 
 def _rows_store(rows: list[StepRows], last: Message | None = None) -> None:
@@ -268,13 +307,16 @@ async def turn_run(
 ) -> list[Message]:
     """Run one turn; return the visible messages it added, the member's first.
     It waits for a turn of the conversation still running (``agents.serial``)."""
-    async with turn_held(conversation) as holder:
-        state, member_message, instructions = await db_call(
-            _prepare, conversation, text
-        )
-        state.holder = holder
-        await emit("message", message_json(member_message))
-        await _run(state, instructions, emit)
+    holder = uuid.uuid4().hex
+    try:
+        while (prepared := await db_call(_prepare, conversation, text, holder)) is None:
+            await asyncio.sleep(TURN_POLL_SECONDS)
+    except BaseException:
+        await _give_back(conversation, holder)
+        raise
+    state, member_message, instructions = prepared
+    await emit("message", message_json(member_message))
+    await _run(state, instructions, emit)
     return state.messages
 
 
@@ -293,13 +335,28 @@ async def turn_continue(
     one of its own writes); ``unanswered`` is said in place of the model's words
     when the model cannot be reached; ``about`` marks the rows it adds (which
     request they tell of). Returns the visible messages it added."""
-    async with turn_held(conversation) as holder:
-        state = await db_call(_continuation_prepare, conversation, call, result)
-        state.holder = holder
-        state.unanswered, state.about = unanswered, about
-        instructions = instructions_for(conversation.agent, conversation)
-        await _run(state, instructions + STAFF_REVIEWED, _ignore)
+    holder = uuid.uuid4().hex
+    try:
+        while (
+            state := await db_call(
+                _continuation_prepare, conversation, call, result, holder
+            )
+        ) is None:
+            await asyncio.sleep(TURN_POLL_SECONDS)
+    except BaseException:
+        await _give_back(conversation, holder)
+        raise
+    state.unanswered, state.about = unanswered, about
+    instructions = instructions_for(conversation.agent, conversation)
+    await _run(state, instructions + STAFF_REVIEWED, _ignore)
     return state.messages
+
+
+async def _give_back(conversation: Conversation, holder: str) -> None:
+    """A turn stopped while it waited: the conversation, if it took it, is free."""
+    await db_call(
+        conversation_turn_release, conversation_id=conversation.pk, holder=holder
+    )
 
 
 STAFF_REVIEWED = (
@@ -309,8 +366,10 @@ STAFF_REVIEWED = (
 
 
 def _continuation_prepare(
-    conversation: Conversation, call: ToolCall, result: ToolResult
-) -> TurnState:
+    conversation: Conversation, call: ToolCall, result: ToolResult, holder: str
+) -> TurnState | None:
+    if not conversation_turn_take(conversation_id=conversation.pk, holder=holder):
+        return None
     step = Message(
         conversation=conversation,
         role=Message.Role.STEP,
@@ -329,6 +388,7 @@ def _continuation_prepare(
         selection=offered_tools(conversation.agent, conversation.member),
         history=list(conversation_history(conversation)),
         writes=[(call.name, dict(result.payload))],
+        holder=holder,
     )
 
 
@@ -338,9 +398,15 @@ async def _run(state: TurnState, instructions: str, emit: Emit) -> None:
     try:
         await _loop(state, provider, instructions, tools, emit)
     finally:
-        # A turn stopped early (cancelled, or a bug) still leaves its steps' rows.
-        if state.waiting:
-            await db_call(_rows_store, state.waiting_taken())
+        # A turn stopped early (cancelled, or a bug) still leaves its steps' rows,
+        # and lets go of its conversation.
+        if state.waiting or state.holder:
+            await db_call(_rows_stored_and_let_go, state, state.waiting_taken())
+
+
+def _rows_stored_and_let_go(state: TurnState, rows: list[StepRows]) -> None:
+    _rows_store(rows)
+    _let_go(state)
 
 
 async def _loop(
@@ -378,6 +444,7 @@ async def _loop(
                     "model_text": step.text,
                     "verdict": verdict_cases(state.writes),
                 },
+                last=True,
             )
             await emit("message", message_json(message))
             return
@@ -467,10 +534,7 @@ def _tools_run(
     rows, so that a write's log row, stored as it is
     claimed (R7, R9), points at it; its results follow at once. A step whose calls
     cannot act leaves its rows to wait (returned) for the turn's next write."""
-    if state.holder:  # a step may take long: the turn keeps its conversation
-        conversation_turn_take(
-            conversation_id=state.conversation.pk, holder=state.holder
-        )
+    _hold_renewed(state)
     # The calls are dispatched as the model proposed them (the dispatcher refuses
     # what cannot be stored); the step is stored with such characters replaced.
     step_message = Message(
@@ -557,6 +621,7 @@ async def _unavailable(
         Message.Role.NOTICE,
         text,
         {"reason": error.kind},
+        last=True,
     )
     await emit("error", {"error": "assistant_unavailable", "detail": text})
     await emit("message", message_json(message))
@@ -574,5 +639,6 @@ async def _out_of_steps(state: TurnState, prefix: str, emit: Emit) -> None:
         Message.Role.NOTICE,
         text,
         {"reason": "max_tool_steps"},
+        last=True,
     )
     await emit("message", message_json(message))

@@ -2,7 +2,8 @@
 
 Starts a real Celery worker on a PostgreSQL database and Redis, approves gated
 requests one at a time, and measures from the approval's commit to the moment the
-worker's claim marked the action *executing* (just before the handler runs). Prints
+worker claimed the request's call to run it (its *executing* event, just before
+the handler runs). Prints
 the median and p95.
 
 Run: ``make bench`` or ``.venv/bin/python tests/bench/bench_approval_latency.py
@@ -47,6 +48,7 @@ def run(database_url: str, redis_url: str, approvals: int) -> None:
     from gymnasia.celery import app
     from tests.factories import MembershipFactory, StaffRoleFactory
     from tools.dispatcher import CallContext, dispatch_tool_call
+    from tools.models import ToolCallEvent
     from tools.selection import ToolPolicy
     from tools.types import ToolCall
 
@@ -104,10 +106,15 @@ def run(database_url: str, redis_url: str, approvals: int) -> None:
             approved = pending_action_approve(action_id=action_id, user=staff)
             assert approved.decided_at is not None
             deadline = time.monotonic() + 30
+            call_id = PendingAction.objects.values_list("tool_call", flat=True).get(
+                pk=action_id
+            )
             while True:
-                started = PendingAction.objects.values_list(
-                    "started_at", flat=True
-                ).get(pk=action_id)
+                started = (
+                    ToolCallEvent.objects.filter(call_id=call_id, kind="executing")
+                    .values_list("created_at", flat=True)
+                    .first()
+                )
                 if started is not None:
                     break
                 if time.monotonic() > deadline:
