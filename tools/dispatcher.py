@@ -261,8 +261,9 @@ def _refuse_constant(name: str) -> Any:
 
 
 AGAIN_POSSIBLE = (
-    "This was already done in this conversation and was not done again. If the "
-    'member asks for it once more, call the tool again with "again": true.'
+    "The same call was made in this conversation moments ago (its result is "
+    '"first"); it was not repeated. If the member asks for it once more, call the '
+    'tool again with "again": true.'
 )
 
 

@@ -263,8 +263,11 @@ def _unknown(
         result = finish_call(
             context, log, trace, call, UNKNOWN_OUTCOME, payload, tool=tool
         )
-        if result.payload.get("handoff") != str(handoff.pk):
+        late = result.payload.get("handoff") != str(handoff.pk)
+        if late:
             transaction.set_rollback(True)
+    if late:  # what it found, kept in its trail outside what was undone
+        tool_call_late(log=log, found=payload)
     return result
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import datetime
 import threading
+from contextlib import nullcontext
 
 import pytest
 import time_machine
@@ -25,8 +26,11 @@ from gymnasia.memberships.models import MembershipFreeze
 from tests.factories import BusinessFactory, MembershipFactory, StaffRoleFactory
 from tests.tools.world import build_world
 from tools.calls import execution_lease
+from tools.execution import CallContext, execute_and_verify
 from tools.integrations.faults import Fault, inject_fault
-from tools.models import Handoff, ToolCallLog
+from tools.models import Handoff, ToolCallEvent, ToolCallLog
+from tools.registry import published_registry
+from tools.selection import ToolPolicy
 
 pytestmark = pytest.mark.django_db
 
@@ -340,3 +344,42 @@ def test_the_expiry_comes_from_the_agents_tool_setting(world):
     result = dispatch_tool_call(call, context)
     action = PendingAction.objects.get(pk=result.payload["pending_action"])
     assert action.expires_at - action.requested_at == datetime.timedelta(minutes=30)
+
+
+@pytest.mark.parametrize("fault", [None, Fault.TIMEOUT_AFTER_COMMIT])
+def test_an_execution_that_ends_after_its_lease_keeps_the_case_it_has(
+    world, staff, sent, fault
+):
+    """The sweep handed the call to staff once its lease passed; the run that
+    then ends (done, or itself unknown) adds no second case and does not
+    overwrite the outcome recorded: what it found joins the call's trail."""
+    action = request_freeze(world)
+    pending_action_approve(action_id=action.pk, user=staff)
+    running_elsewhere(action, lease_until=timezone.now())
+    slow_run = ToolCallLog.objects.select_related("business", "member").get(
+        pk=action.tool_call_id
+    )
+    pending_actions_sweep(now=timezone.now() + datetime.timedelta(seconds=1))
+    recorded = ToolCallLog.objects.get(pk=action.tool_call_id).result
+
+    context = CallContext(
+        business=slow_run.business,
+        member=slow_run.member,
+        conversation_key=slow_run.conversation_key,
+        offered={"freeze_membership": ToolPolicy(mode="gated")},
+    )
+    with inject_fault("memberships", fault) if fault else nullcontext():
+        result = execute_and_verify(
+            tool=published_registry().get("freeze_membership"),
+            arguments=dict(slow_run.arguments),
+            log=slow_run,
+            context=context,
+        )
+
+    assert result.status == "unknown_outcome"
+    assert dict(result.payload) == recorded
+    assert ToolCallLog.objects.get(pk=action.tool_call_id).result == recorded
+    assert Handoff.objects.count() == 1
+    late = ToolCallEvent.objects.get(call=action.tool_call_id, kind="late_result")
+    assert late.parameters["result"]["status"] == ("unknown_outcome" if fault else "ok")
+    assert MembershipFreeze.objects.count() == 1  # it was made: staff see it
