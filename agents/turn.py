@@ -25,12 +25,12 @@ import time
 import uuid
 import weakref
 from collections.abc import Awaitable, Callable
-from contextlib import AbstractContextManager, aclosing, nullcontext
+from contextlib import aclosing
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from django.conf import settings
-from django.db import connection, transaction
+from django.db import transaction
 from django.utils.module_loading import import_string
 from django.utils.translation import gettext, override
 
@@ -214,7 +214,8 @@ def _prepare(
 ) -> tuple[TurnState, Message, str] | None:
     """Everything of a turn's start that reads or writes the database, once the
     turn holds its conversation (None: another turn holds it still)."""
-    with _one_commit():
+    # The hold and the member's message together, or neither.
+    with transaction.atomic():
         if not conversation_turn_take(conversation_id=conversation.pk, holder=holder):
             return None
         member_message = message_add(
@@ -263,7 +264,7 @@ def _store(
         conversation=state.conversation, role=role, text=text, content=content
     )
     if last:
-        with _one_commit():
+        with transaction.atomic():  # the reply and the hold's end together
             _rows_store(waiting, last=message)
             _let_go(state)
     else:
@@ -282,14 +283,6 @@ def _hold_renewed(state: TurnState) -> None:
             conversation_id=state.conversation.pk, holder=state.holder
         )
         state.held_since = time.monotonic()
-
-
-def _one_commit() -> AbstractContextManager[Any]:
-    """Around a turn's hold and the row written with it: on SQLite a transaction,
-    since a commit is most of a write's cost there; on PostgreSQL each statement
-    commits by itself, fewer round trips than a transaction's (200 concurrent
-    turns, ``bench_turns``: see docs of the turn's hold in the README)."""
-    return transaction.atomic() if connection.vendor == "sqlite" else nullcontext()
 
 
 def _let_go(state: TurnState) -> None:
