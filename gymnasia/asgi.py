@@ -13,7 +13,7 @@ application = get_asgi_application()
 # start-up loaded, which lives as long as the process, is frozen out of the garbage
 # collector's full collections: each walked all of it, 80-120 ms with the event loop
 # stopped, twice during the 200-turn benchmark.
-from agents.turn import adapters_preload  # noqa: E402
+from agents.assistant import adapters_preload  # noqa: E402
 
 adapters_preload()
 gc.collect()
