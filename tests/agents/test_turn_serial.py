@@ -4,7 +4,10 @@ and each reads a history in the order things happened."""
 
 from __future__ import annotations
 
+import asyncio
+import re
 import threading
+from contextlib import aclosing
 from io import StringIO
 
 import pytest
@@ -12,6 +15,7 @@ from asgiref.sync import async_to_sync
 from django.core.management import call_command
 from django.db import connection
 
+from agents.assistant import provider_for
 from agents.conversations import conversation_start
 from agents.models import Agent, Conversation, Message
 from agents.serial import conversation_turn_release, conversation_turn_take
@@ -72,16 +76,22 @@ def at_once(*works) -> list[object]:
     return outcomes
 
 
-def turns(conversation: Conversation) -> list[list[Message]]:
-    """The conversation's rows, cut where a member wrote or a reply ended."""
-    cut: list[list[Message]] = [[]]
+ROLE_LETTERS = {"member": "M", "step": "S", "tool_results": "R", "assistant": "A"}
+#: Whole turns one after the other: a member's (her message, its steps, their
+#: results, the reply) or a reviewed request's (its call, its result, the reply).
+WHOLE_TURNS = re.compile(r"((M(SR)*N*A)|(CR(SR)*N*A))*")
+
+
+def rows_in_order(conversation: Conversation) -> str:
+    """The conversation's rows as letters, a reviewed request's call as ``C``."""
+    letters = []
     for message in Message.objects.filter(conversation=conversation).order_by("pk"):
-        if message.role == Message.Role.MEMBER and cut[-1]:
-            cut.append([])
-        cut[-1].append(message)
-        if message.role == Message.Role.ASSISTANT:
-            cut.append([])
-    return [turn for turn in cut if turn]
+        calls = message.content.get("tool_calls", [])
+        if calls and str(calls[0]["id"]).startswith("approved_"):
+            letters.append("C")
+        else:
+            letters.append(ROLE_LETTERS.get(message.role, "N"))
+    return "".join(letters)
 
 
 def test_ten_identical_messages_at_once_make_one_entry_and_no_reply_says_failed(
@@ -104,19 +114,35 @@ def test_ten_identical_messages_at_once_make_one_entry_and_no_reply_says_failed(
         assert SENTENCES["es"]["not_done"] not in reply.text
         assert "fallado" not in reply.text.lower()
     # Each turn is whole: the member's message, its steps, its reply, in order.
-    for turn in turns(conversation):
-        roles = [m.role for m in turn]
-        assert roles[0] == Message.Role.MEMBER
-        assert roles[-1] == Message.Role.ASSISTANT
-        assert Message.Role.MEMBER not in roles[1:]
+    assert WHOLE_TURNS.fullmatch(rows_in_order(conversation))
+
+
+class Slow:
+    """The conversation's own model, a third of a second slower to begin each
+    step: time for the other turn to come in."""
+
+    name = "slow"
+
+    def __init__(self, inner) -> None:
+        self.inner = inner
+
+    async def stream(self, request):
+        await asyncio.sleep(0.3)
+        async with aclosing(self.inner.stream(request)) as events:
+            async for event in events:
+                yield event
 
 
 def test_a_message_sent_while_an_outcome_is_written_is_answered_after_it(
-    conversation,
+    conversation, monkeypatch
 ):
     """Both are answered, each in one piece, the outcome told once; the member's
     turn reads the outcome before her message, never in the middle of it."""
     async_to_sync(turn_run)(fresh(conversation), "Congela mi cuota en agosto")
+    monkeypatch.setattr(
+        "agents.turn.provider_for",
+        lambda agent, conversation: Slow(provider_for(agent, conversation)),
+    )
     action = PendingAction.objects.get()
     staff = StaffRoleFactory(business=conversation.business, role="staff").user
     pending_action_approve(action_id=action.pk, user=staff)
@@ -145,10 +171,9 @@ def test_a_message_sent_while_an_outcome_is_written_is_answered_after_it(
         conversation=conversation, content__approved_action=str(action.pk)
     )
     assert told.filter(role=Message.Role.ASSISTANT).count() == 1
-    for turn in turns(conversation):
-        roles = [m.role for m in turn]
-        assert roles[-1] == Message.Role.ASSISTANT
-        assert Message.Role.MEMBER not in roles[1:]
+    rows = rows_in_order(conversation)
+    assert WHOLE_TURNS.fullmatch(rows), rows
+    assert rows.count("C") == 1
     asked = Message.objects.get(text="¿Qué clases hay mañana?")
     reply = Message.objects.filter(
         conversation=conversation, role=Message.Role.ASSISTANT, pk__gt=asked.pk
