@@ -181,11 +181,17 @@ def _store(
     return message
 
 
+def _hold_due(state: TurnState) -> bool:
+    return bool(state.holder) and (
+        time.monotonic() - state.held_since > TURN_RENEW_AFTER
+    )
+
+
 def _hold_renewed(state: TurnState) -> None:
     """A long turn keeps its conversation: its hold is renewed once a third of
     it has passed (renewing it at every step cost a 40-call turn's steps 2 ms
     each, in ``bench_tool_calls``)."""
-    if state.holder and time.monotonic() - state.held_since > TURN_RENEW_AFTER:
+    if _hold_due(state):
         conversation_turn_take(
             conversation_id=state.conversation.pk, holder=state.holder
         )
@@ -331,6 +337,8 @@ async def _loop(
     conversation = state.conversation
     steps_left = conversation.agent.max_tool_steps
     while True:
+        if _hold_due(state):  # before a step that may be slow (retries included)
+            await db_call(_hold_renewed, state)
         prefix = verdict_prefix(verdict_cases(state.writes), conversation.language)
         request = ModelRequest(
             instructions=instructions,
