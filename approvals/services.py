@@ -271,13 +271,12 @@ def pending_actions_expire(*, now: datetime.datetime | None = None) -> int:
     now = now or timezone.now()
     expired = 0
     overdue = PendingAction.objects.filter(status=Status.PENDING, expires_at__lte=now)
-    for action_id in overdue.values_list("pk", flat=True):
+    for action_id, call_id in overdue.values_list("pk", "tool_call"):
         with transaction.atomic():
             if PendingAction.objects.filter(
                 pk=action_id, status=Status.PENDING, expires_at__lte=now
             ).update(status=Status.EXPIRED, decided_at=now):
-                call_id = PendingAction.objects.values_list("tool_call", flat=True)
-                tool_call_decide(call_id=call_id.get(pk=action_id), to=Status.EXPIRED)
+                tool_call_decide(call_id=call_id, to=Status.EXPIRED)
                 _event(action_id, "expired")
                 expired += 1
                 transaction.on_commit(partial(_tell_expired, action_id))

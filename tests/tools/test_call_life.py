@@ -64,27 +64,28 @@ class CallLife(RuleBasedStateMachine):
 
     # -- the member's side ---------------------------------------------------
 
-    def _call(self, name, arguments, **context):
+    def _dispatch(self, name, arguments, context):
+        """One proposed call; a duplicate answers with its first's result as it
+        stands now (R7)."""
         self.calls += 1
         call_id = f"call-{self.calls}"
-        result = self.world.call(name, arguments, call_id=call_id, **context)
+        result = dispatch_tool_call(ToolCall(call_id, name, arguments), context)
         if result.status == "duplicate":
-            # R7: the first's result as it stands now.
             log = ToolCallLog.objects.get(
                 business=self.world.business, provider_call_id=call_id
             )
             assert result.payload["first"] == log.duplicate_of.result
             assert log.duplicate_of.status != "duplicate"
-        return result
 
     @rule(period=st.sampled_from(PERIODS), conversation=st.sampled_from(CONVERSATIONS))
     def ask_for_a_freeze(self, period, conversation):
         start, end = period
-        self._call(
+        self._dispatch(
             "freeze_membership",
             {"start": self.world.day(start), "end": self.world.day(end)},
-            offered={"freeze_membership": "gated"},
-            conversation=conversation,
+            self.world.context(
+                offered={"freeze_membership": "gated"}, conversation=conversation
+            ),
         )
 
     @rule(
@@ -103,18 +104,8 @@ class CallLife(RuleBasedStateMachine):
         }
         if again:
             arguments["again"] = True
-        context = self.world.context()
-        self.calls += 1
-        call_id = f"call-{self.calls}"
-        result = dispatch_tool_call(
-            ToolCall(id=call_id, name="add_food_to_meal", arguments=arguments),
-            replace(context, turn_key=f"message-{self.messages}"),
-        )
-        if result.status == "duplicate":
-            log = ToolCallLog.objects.get(
-                business=self.world.business, provider_call_id=call_id
-            )
-            assert result.payload["first"] == log.duplicate_of.result
+        context = replace(self.world.context(), turn_key=f"message-{self.messages}")
+        self._dispatch("add_food_to_meal", arguments, context)
 
     # -- the staff's side ----------------------------------------------------
 
