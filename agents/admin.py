@@ -335,7 +335,6 @@ def _timeline(conversation: Conversation, query: QueryDict) -> dict[str, Any]:
             message_key__in=[str(m.pk) for m in shown if m.role == Message.Role.STEP],
         )
         .order_by("created_at", "pk")
-        .select_related("pending_action")
         .prefetch_related("handoffs")
     ):
         logs.setdefault((log.message_key, log.provider_call_id), []).append(log)
@@ -398,7 +397,6 @@ def _tool_call_html(call: dict[str, Any], log: ToolCallLog | None) -> SafeString
             _tool_named(str(call["name"])),
             gettext("no log"),
         )
-    pending = getattr(log, "pending_action", None) if log.gated else None
     handoffs = ", ".join(str(h.pk) for h in log.handoffs.all())
     steps = " → ".join(call_steps_described(log.steps, times=True))
     outcome = call_outcome_described(status=log.status, verification=log.verification)
@@ -418,7 +416,7 @@ def _tool_call_html(call: dict[str, Any], log: ToolCallLog | None) -> SafeString
         gettext("duplicate of"),
         log.duplicate_of_id or "—",
         gettext("gated"),
-        (f"{gettext('yes')} ({pending.pk})" if pending else gettext("no")),
+        gettext("yes") if log.gated else gettext("no"),
         gettext("outcome"),
         outcome.status,
         outcome.status_label,

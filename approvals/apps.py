@@ -3,13 +3,8 @@ from django.utils.translation import gettext_lazy as _
 
 
 class ApprovalsConfig(AppConfig):
-    """Pending actions, the staff inbox and the tasks that run approved actions."""
+    """The staff inbox, staff's decisions on requests, and the tasks that run
+    approved ones."""
 
     name = "approvals"
     verbose_name = _("Approvals")
-
-    def ready(self) -> None:
-        from approvals.services import pending_action_create
-        from tools.gating import register_approval_queue
-
-        register_approval_queue(pending_action_create)

@@ -8,10 +8,50 @@ from typing import Generic, TypeVar
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db.models import Model, Q, QuerySet
+from django.db.models.enums import TextChoices
+from django.utils.translation import gettext_lazy as _
 
-from approvals.models import PendingAction
 from gymnasia.gyms.models import StaffRole
-from tools.models import Handoff
+from tools.models import Handoff, ToolCallLog
+from tools.types import OK, PENDING_APPROVAL, UNKNOWN_OUTCOME
+
+
+class State(TextChoices):
+    """Where a request stands, in the inbox's words (its call's status, grouped:
+    every way an execution can fail is *failed*)."""
+
+    PENDING = "pending", _("Pending")
+    APPROVED = "approved", _("Approved")
+    REJECTED = "rejected", _("Rejected")
+    EXPIRED = "expired", _("Expired")
+    SUPERSEDED = "superseded", _("Superseded")
+    EXECUTING = "executing", _("Executing")
+    SUCCEEDED = "succeeded", _("Succeeded")
+    FAILED = "failed", _("Failed")
+    UNKNOWN = "unknown", _("Unknown outcome")
+
+
+#: A request's state for each call status that is not a failure.
+_STATES = {
+    PENDING_APPROVAL: State.PENDING,
+    ToolCallLog.APPROVED: State.APPROVED,
+    ToolCallLog.REJECTED: State.REJECTED,
+    ToolCallLog.EXPIRED: State.EXPIRED,
+    ToolCallLog.SUPERSEDED: State.SUPERSEDED,
+    ToolCallLog.EXECUTING: State.EXECUTING,
+    OK: State.SUCCEEDED,
+    UNKNOWN_OUTCOME: State.UNKNOWN,
+}
+
+
+def request_state(status: str) -> str:
+    """The state of a request whose call has ``status``."""
+    return _STATES.get(status, State.FAILED).value
+
+
+def _in_state(state: str) -> Q:
+    statuses = [status for status, named in _STATES.items() if named == state]
+    return Q(status__in=statuses) if statuses else ~Q(status__in=list(_STATES))
 
 
 def _businesses(user: AbstractBaseUser | AnonymousUser) -> list[int]:
@@ -65,20 +105,23 @@ def _page(qs: QuerySet[M], when: str, before: str, limit: int) -> Page[M]:
 def pending_actions_for_staff(
     *,
     user: AbstractBaseUser | AnonymousUser,
-    status: str = PendingAction.Status.PENDING,
+    status: str = State.PENDING,
     tool: str = "",
     before: str = "",
     limit: int = PAGE_SIZE,
-) -> Page[PendingAction]:
-    """A page of the inbox: newest first, with what each row shows, in one query
+) -> Page[ToolCallLog]:
+    """A page of the inbox: a gym's requests (the calls that waited for staff),
+    newest first, in ``status`` (a ``State``), with their decisions, in one query
     (and one for the place of ``before``, the last row of the page before)."""
-    qs = PendingAction.objects.filter(business_id__in=_businesses(user))
+    qs = ToolCallLog.objects.filter(
+        business_id__in=_businesses(user), expires_at__isnull=False
+    )
     if status:
-        qs = qs.filter(status=status)
+        qs = qs.filter(_in_state(status))
     if tool:
         qs = qs.filter(tool_name=tool)
-    qs = qs.select_related("member", "business", "tool_call", "execution", "decided_by")
-    return _page(qs, "requested_at", before, limit)
+    qs = qs.select_related("member", "business", "decision__decided_by")
+    return _page(qs, "created_at", before, limit)
 
 
 def handoffs_for_staff(

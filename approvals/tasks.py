@@ -8,9 +8,10 @@ from approvals.services import pending_action_execute, pending_actions_sweep
 
 
 @shared_task(name="approvals.execute_approved_action")
-def execute_approved_action(action_id: str) -> str:
-    """Run one approved action (once: the database decides, not the broker)."""
-    return pending_action_execute(action_id=action_id)
+def execute_approved_action(call_id: str) -> str:
+    """Run one approved request, by its call's id (once: the database decides,
+    not the broker)."""
+    return pending_action_execute(action_id=call_id)
 
 
 @shared_task(name="approvals.sweep")

@@ -28,11 +28,13 @@ from django_htmx.middleware import HtmxDetails
 from agents.conversations import conversation_excerpts
 from agents.models import Message
 from agents.outcomes import conversation_handoff_settled
-from approvals.models import PendingAction
+from approvals.models import Decision
 from approvals.presentation import decision_reason_described
 from approvals.selectors import (
+    State,
     handoffs_for_staff,
     pending_actions_for_staff,
+    request_state,
     user_is_gym_staff,
 )
 from approvals.services import (
@@ -45,7 +47,7 @@ from approvals.services import (
 from gymnasia.errors import Conflict, InvalidValue, NotFound
 from gymnasia.gyms.models import StaffRole
 from gymnasia.text import choice_labels
-from tools.models import Handoff
+from tools.models import Handoff, ToolCallLog
 from tools.presentation import (
     TOOL_TITLES,
     argument_value_described,
@@ -105,30 +107,38 @@ def _excerpts(
     }
 
 
-def _rows(actions: list[PendingAction]) -> list[dict[str, Any]]:
-    excerpts = _excerpts(
-        [(a.conversation_key, a.tool_call.message_key) for a in actions]
-    )
-    statuses = choice_labels(PendingAction.Status)
-    return [
-        {
-            "action": a,
-            "status": statuses[a.status],
-            "reason": decision_reason_described(
-                status=a.status, reason=a.decision_reason
-            ),
-            "title": tool_title(a.tool_name),
-            "excerpt": excerpts[a.conversation_key, a.tool_call.message_key],
-            "steps": call_steps_described(a.tool_call.steps),
-            "execution": call_outcome_described(
-                status=a.execution.status, verification=a.execution.verification
-            )
-            if a.execution
-            else None,
-            "fields": _argument_fields(a),
-        }
-        for a in actions
-    ]
+def _rows(calls: list[ToolCallLog]) -> list[dict[str, Any]]:
+    """What the inbox shows of each request (``calls``, read with their
+    decisions)."""
+    excerpts = _excerpts([(c.conversation_key, c.message_key) for c in calls])
+    rows = []
+    for call in calls:
+        state = request_state(call.status)
+        decision: Decision | None = getattr(call, "decision", None)
+        ran = state in (State.SUCCEEDED, State.FAILED, State.UNKNOWN)
+        rows.append(
+            {
+                "action": call,
+                "state": state,
+                "status": State(state).label,
+                "decided_by": decision.decided_by if decision else None,
+                "reason": decision_reason_described(
+                    status=state, reason=decision.reason
+                )
+                if decision
+                else "",
+                "title": tool_title(call.tool_name),
+                "excerpt": excerpts[call.conversation_key, call.message_key],
+                "steps": call_steps_described(call.steps),
+                "execution": call_outcome_described(
+                    status=call.status, verification=call.verification
+                )
+                if ran
+                else None,
+                "fields": _argument_fields(call),
+            }
+        )
+    return rows
 
 
 def _argument_schemas(tool_name: str) -> dict[str, Any]:
@@ -137,13 +147,14 @@ def _argument_schemas(tool_name: str) -> dict[str, Any]:
     return dict(tool.declaration.parameters.get("properties", {})) if tool else {}
 
 
-def _argument_fields(action: PendingAction) -> list[dict[str, Any]]:
+def _argument_fields(action: ToolCallLog) -> list[dict[str, Any]]:
     """A request's arguments in words, each with the input its schema calls for in
     the correction form (a date picker for a date, a number for a number, a list
     of the values in words for a choice such as the meal)."""
     properties = _argument_schemas(action.tool_name)
     fields = []
-    for label, key, shown in arguments_described(action.arguments):
+    arguments = action.arguments or {}
+    for label, key, shown in arguments_described(arguments):
         schema = properties.get(key, {})
         kind, options = "text", []
         if schema.get("format") == "date":
@@ -161,7 +172,7 @@ def _argument_fields(action: PendingAction) -> list[dict[str, Any]]:
                 "label": label,
                 "name": key,
                 "shown": shown,  # in words
-                "value": action.arguments[key],  # as the tool takes it
+                "value": arguments[key],  # as the tool takes it
                 "type": kind,
                 "options": options,
             }
@@ -174,10 +185,10 @@ def _argument_fields(action: PendingAction) -> list[dict[str, Any]]:
 def inbox(request: HtmxHttpRequest) -> HttpResponse:
     """Pending approvals, newest first, filtered by tool and status."""
     user = _staff(request)
-    status = request.GET.get("status", PendingAction.Status.PENDING)
+    status = request.GET.get("status", State.PENDING)
     tool = request.GET.get("tool", "")
-    if status and status not in PendingAction.Status.values:
-        status = PendingAction.Status.PENDING
+    if status and status not in State.values:
+        status = State.PENDING
     if tool not in TOOL_TITLES:
         tool = ""  # a filter no inbox knows (or a NUL character) filters nothing
     before = request.GET.get("before", "")
@@ -188,7 +199,7 @@ def inbox(request: HtmxHttpRequest) -> HttpResponse:
         "before": before,
         "status": status,
         "tool": tool,
-        "statuses": PendingAction.Status.choices,
+        "statuses": State.choices,
         "tools": [(name, tool_title(name)) for name in TOOL_TITLES],
         "refresh_seconds": INBOX_REFRESH_SECONDS,
         "reason_max": REASON_MAX,
@@ -218,8 +229,15 @@ def decide(request: HtmxHttpRequest, action_id: str, decision: str) -> HttpRespo
         return redirect("approvals:inbox")
     except Conflict as conflict:
         messages.warning(request, str(conflict))
-        action = PendingAction.objects.get(pk=action_id)
+        action = pending_action_for_staff(action_id=action_id, user=user)
     if request.htmx:
+        action = (
+            ToolCallLog.objects.select_related(
+                "member", "business", "decision__decided_by"
+            )
+            .filter(pk=action.pk)
+            .get()
+        )
         [row] = _rows([action])
         return render(
             request, "approvals/_action.html", {"row": row, "reason_max": REASON_MAX}

@@ -33,12 +33,12 @@ OWNER_PERMISSIONS: dict[str, tuple[str, ...]] = {
     "tools.integration": ALL,
     "tools.agenttoolsetting": ALL,
     "tools.toolcalllog": VIEW,
+    "tools.toolcallevent": VIEW,
     "tools.handoff": VIEW,
     "agents.agent": ALL,
     "agents.conversation": VIEW,
     "agents.message": VIEW,
-    "approvals.pendingaction": VIEW,
-    "approvals.pendingactionevent": VIEW,
+    "approvals.decision": VIEW,
 }
 #: Staff read what owners may read, and change nothing in admin.
 STAFF_PERMISSIONS: dict[str, tuple[str, ...]] = {

@@ -18,7 +18,8 @@ from django.urls import reverse
 
 from agents.conversations import conversation_start, message_add
 from agents.services import agent_create
-from approvals.models import PendingAction
+from approvals.models import Decision
+from approvals.services import pending_action_reject
 from gymnasia.gyms.admin import BusinessScopedAdmin
 from tests.factories import BusinessFactory, StaffRoleFactory
 from tests.tools.world import build_world
@@ -53,7 +54,7 @@ def gym_a():
         business=world.business, kind="nutrition", status="connected"
     )
     world.call("search_foods", {"query": "arroz"})
-    world.call(
+    requested = world.call(
         "freeze_membership",
         {"start": world.day(10), "end": world.day(12)},
         offered={"freeze_membership": "gated"},
@@ -65,10 +66,13 @@ def gym_a():
         {"start": world.day(20), "end": world.day(22)},
         call_id="call-4",
     )
-    StaffRoleFactory(business=world.business, role="staff")
+    staff = StaffRoleFactory(business=world.business, role="staff").user
+    pending_action_reject(
+        action_id=requested.payload["pending_action"], user=staff, reason="No."
+    )
     conversation = conversation_start(agent=agent, member=world.member)
     message_add(conversation=conversation, role="member", text="hola")
-    assert PendingAction.objects.exists() and Handoff.objects.exists()
+    assert Decision.objects.exists() and Handoff.objects.exists()
     assert ToolCallLog.objects.exists()
     return world
 

@@ -13,7 +13,7 @@ from django.utils.translation import gettext_lazy as _
 
 from gymnasia.gyms.admin import BusinessScopedAdmin, SameBusinessForm
 from tools.integrations.stripe import DEFAULT_BASE_URL, DEFAULT_TIMEOUT_SECONDS
-from tools.models import Handoff, Integration, ToolCallLog
+from tools.models import Handoff, Integration, ToolCallEvent, ToolCallLog
 from tools.presentation import call_steps_described, handoff_described
 from tools.services import (
     integration_credentials_set,
@@ -166,6 +166,23 @@ class ReadOnlyScopedAdmin(BusinessScopedAdmin):
         return False
 
 
+class ToolCallEventInline(admin.TabularInline):
+    """The call's trail after it was proposed (a request's decision, its
+    execution, a lease that passed), as it happened; nobody edits it."""
+
+    model = ToolCallEvent
+    fields = ("created_at", "kind", "actor", "parameters")
+    readonly_fields = fields
+    extra = 0
+    can_delete = False
+
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
 @admin.register(ToolCallLog)
 class ToolCallLogAdmin(ReadOnlyScopedAdmin):
     list_display = [
@@ -180,6 +197,7 @@ class ToolCallLogAdmin(ReadOnlyScopedAdmin):
     date_hierarchy = "created_at"
     ordering = ["-created_at"]  # a log is read from its latest entries
     readonly_fields = ["steps_in_words"]
+    inlines = [ToolCallEventInline]
 
     @admin.display(description=_("steps, in words"))
     def steps_in_words(self, obj: ToolCallLog) -> str:

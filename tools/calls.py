@@ -72,17 +72,29 @@ def tool_call_event(
 
 
 def tool_call_decide(
-    *, call_id: Any, to: str, actor: Any = None, reason: str = ""
+    *,
+    call_id: Any,
+    to: str,
+    actor: Any = None,
+    reason: str = "",
+    now: datetime.datetime | None = None,
 ) -> bool:
-    """Move a call waiting for approval to staff's decision (or to expired), once:
-    False when it no longer waits. Run it in the caller's transaction, which
-    records the decision beside it."""
+    """Move a call waiting for approval to staff's decision while its time is not
+    up, or to expired once it is; once: False when it no longer waits (or staff
+    came too late). Run it in the caller's transaction, which records the
+    decision beside it."""
     if to not in DECISIONS:
         raise ValueError(f"{to} is not a decision")
+    now = now or timezone.now()
+    in_time = (
+        Q(expires_at__lte=now) if to == ToolCallLog.EXPIRED else Q(expires_at__gt=now)
+    )
     with transaction.atomic():
-        changed = ToolCallLog.objects.filter(
-            pk=call_id, status=PENDING_APPROVAL
-        ).update(status=to)
+        changed = (
+            ToolCallLog.objects.filter(pk=call_id, status=PENDING_APPROVAL)
+            .filter(in_time)
+            .update(status=to)
+        )
         if changed:
             details = {"reason": reason} if reason else {}
             tool_call_event(call_id, to, actor=actor, **details)
@@ -90,11 +102,12 @@ def tool_call_decide(
 
 
 def tool_call_correction_checked(
-    *, call: ToolCallLog, arguments: dict[str, Any], max_amount: Any = None
+    *, call: ToolCallLog, arguments: dict[str, Any]
 ) -> dict[str, Any]:
     """Arguments staff give a waiting call in place of the member's, checked as the
-    member's were (R4: the schema, the owner's maximum, the tool's own checks);
-    raises ``InvalidValue`` saying why not."""
+    member's were (R4: the schema, the owner's maximum when it was proposed, the
+    tool's own checks); raises ``InvalidValue`` saying why not."""
+    max_amount = call.max_amount
     tool = published_registry().get(call.tool_name)
     if tool is None:
         raise NotFound(_("No such pending action."))
@@ -135,7 +148,8 @@ def tool_call_correct(
     difference: dict[str, Any],
 ) -> ToolCallLog | None:
     """Supersede a waiting call by a new one with staff's (checked) arguments,
-    proposed as it was in everything else; None when it no longer waits."""
+    proposed as it was in everything else (it expires when the original would
+    have); None when the original no longer waits."""
     with transaction.atomic():
         if not tool_call_decide(
             call_id=call.pk, to=ToolCallLog.SUPERSEDED, actor=actor
@@ -159,6 +173,8 @@ def tool_call_correct(
             offered=True,
             valid=True,
             gated=True,
+            expires_at=call.expires_at,
+            max_amount=call.max_amount,
             status=PENDING_APPROVAL,
             verification=NOT_APPLIED,
             result={**call.result, "status": PENDING_APPROVAL},

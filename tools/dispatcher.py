@@ -9,7 +9,8 @@ Read top to bottom, ``dispatch_tool_call`` is the path of a call:
    the first call's result (R7). Decided under a row lock, so concurrent identical
    calls execute once.
 5. gated? The call is checked as its handler would check it, and refused now if it
-   could not be done (R4); else it is queued for staff approval (R3).
+   could not be done (R4); else it pauses on its own row, waiting for staff (R3):
+   ``tools.calls`` holds what happens to it from there.
 6. execute, retrying reads when the integration is unavailable and writes only when
    the request provably never arrived (R6); domain refusals are ``not_found`` or
    ``invalid_arguments`` (R4, R5).
@@ -45,7 +46,6 @@ from tools.execution import (
     finish_call,
     surely_over_after,
 )
-from tools.gating import approval_queue
 from tools.models import ActionLock, ToolCallLog
 from tools.registry import Tool
 from tools.types import (
@@ -163,16 +163,14 @@ def dispatch_tool_call(call: ToolCall, context: CallContext) -> ToolResult:
             return finish_call(context, log, trace, call, *refusal, tool=tool)
 
     if gated:
+        # A pause in the call's run: it waits on its own row, which staff's
+        # inbox lists (``approvals``), until it is decided or expires.
         log.gated = True
-        pending_id = approval_queue()(
-            log=log,
-            arguments=arguments,
-            valid_for=policy.approval_valid_for,
-            max_amount=policy.max_amount,
-        )
-        trace.step("gated", pending_action=pending_id)
+        log.expires_at = timezone.now() + policy.approval_valid_for
+        log.max_amount = policy.max_amount
+        trace.step("gated", expires_at=log.expires_at.isoformat())
         payload = {
-            "pending_action": pending_id,
+            "pending_action": str(log.pk),
             "verification": NOT_APPLIED,
             "message": "Waiting for approval by the gym's staff; nothing has been done yet.",
         }

@@ -313,6 +313,8 @@ FINAL_FIELDS = [
     "duration_ms",
     "attempts",
     "gated",
+    "expires_at",
+    "max_amount",
 ]
 
 

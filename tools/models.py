@@ -142,6 +142,8 @@ class ToolCallLog(models.Model):
     result's status; a gated call is ``pending_approval`` until staff decide it:
     ``approved`` (then executing on this same row), ``rejected``, ``expired`` or
     ``superseded`` by a correction. ``result`` is its result as it stands now.
+    A call that waited for staff is a *request*: ``approvals`` lists and decides
+    them (it keeps the decision), nothing is registered anywhere else.
     """
 
     EXECUTING = "executing"
@@ -199,6 +201,13 @@ class ToolCallLog(models.Model):
     created_at = models.DateTimeField(
         _("created at"), default=timezone.now, db_index=True
     )
+    #: A call paused for staff: until when it may be decided, and the owner's
+    #: "never more than" when it was proposed (a correction is bounded by it too).
+    #: Only calls that waited for staff have ``expires_at``: they are the requests.
+    expires_at = models.DateTimeField(_("approval expires at"), null=True, blank=True)
+    max_amount = models.DecimalField(
+        _("never more than"), max_digits=12, decimal_places=2, null=True, blank=True
+    )
     #: While executing: after this, its worker is taken to be gone (R9).
     lease_until = models.DateTimeField(_("lease until"), null=True, blank=True)
     finished_at = models.DateTimeField(_("finished at"), null=True, blank=True)
@@ -221,6 +230,18 @@ class ToolCallLog(models.Model):
                 fields=["created_at"],
                 condition=models.Q(status="executing"),
                 name="toolcalllog_executing",
+            ),
+            # The staff inbox (a gym's requests, newest first) and the expiry of
+            # waiting ones: only calls that waited for staff enter them.
+            models.Index(
+                fields=["business", "created_at"],
+                condition=models.Q(expires_at__isnull=False),
+                name="toolcalllog_requests",
+            ),
+            models.Index(
+                fields=["status", "expires_at"],
+                condition=models.Q(expires_at__isnull=False),
+                name="toolcalllog_request_expiry",
             ),
         ]
 

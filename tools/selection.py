@@ -45,7 +45,8 @@ class ToolPolicy:
     mode: Mode
     auto_limit: Decimal | None = None
     max_amount: Decimal | None = None
-    approval_valid_for: datetime.timedelta | None = None
+    #: How long a call behind approval waits for staff before it expires.
+    approval_valid_for: datetime.timedelta = datetime.timedelta(hours=24)
 
     def gated_for(self, amount: Decimal | None) -> bool:
         if self.mode != "gated":

@@ -16,7 +16,6 @@ from django.test.utils import CaptureQueriesContext
 from agents.conversations import conversation_start
 from agents.models import Agent, Conversation, Message
 from agents.turn import turn_run
-from approvals.models import PendingAction
 from approvals.services import (
     pending_action_approve,
     pending_action_correct,
@@ -180,7 +179,7 @@ def test_an_approved_request_keeps_its_call_under_the_step_that_asked(
     gated, then approved and run on the same call, to its outcome."""
     settings.LANGUAGE_CODE = "en"
     conversation, lines = seeded
-    action = PendingAction.objects.get()
+    action = ToolCallLog.objects.get(expires_at__isnull=False)
     staff = User.objects.get(username=lines["staff"].split(" ")[0])
     pending_action_approve(action_id=action.pk, user=staff)
     assert pending_action_execute(action_id=action.pk) == "succeeded"
@@ -188,9 +187,10 @@ def test_an_approved_request_keeps_its_call_under_the_step_that_asked(
 
     page = client.get(f"/admin/agents/conversation/{conversation.pk}/change/")
 
-    step = _message_html(page.content.decode(), action.tool_call.message_key)
+    step = _message_html(page.content.decode(), action.message_key)
     step = re.sub(r"<[^>]+>", "", step)
-    assert f"gated: yes ({action.pk})" in step
+    # The call is the request: its box says gated, with no other id to name.
+    assert "gated: yes" in step
     assert "outcome: done / verified" in step
     assert step.count("outcome:") == 1  # one call, one row
     order = ["waits for approval", "approved by staff", "ran (done)", "looked again"]
@@ -203,7 +203,7 @@ def test_a_call_recorded_without_a_duration_shows_none_taken(client, seeded, set
     a dash (it read "None ms")."""
     settings.LANGUAGE_CODE = "en"
     conversation, lines = seeded
-    action = PendingAction.objects.get()
+    action = ToolCallLog.objects.get(expires_at__isnull=False)
     staff = User.objects.get(username=lines["staff"].split(" ")[0])
     start, end = action.arguments["start"], action.arguments["end"]
     pending_action_correct(

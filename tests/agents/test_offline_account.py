@@ -10,7 +10,6 @@ import pytest
 
 from agents.providers.offline.base import Intents
 from agents.verdict import SENTENCES
-from approvals.models import PendingAction
 from gymnasia.gyms.models import Member
 from gymnasia.gyms.selectors import business_today
 from gymnasia.memberships.models import MembershipFreeze
@@ -22,6 +21,11 @@ from tests.agents.offline_kit import (
 from tools.models import ToolCallLog
 
 pytestmark = pytest.mark.django_db
+
+
+def _requests():
+    """The requests: the calls that waited for staff (were gated)."""
+    return ToolCallLog.objects.filter(expires_at__isnull=False)
 
 
 def test_the_membership_state_is_said_in_her_language(client, agent):
@@ -81,7 +85,7 @@ def test_how_her_request_stands_is_answered_never_a_new_request(client, agent, a
     started = member_conversation(client, agent)
     year = business_today(business=agent.business).year + 1
     send(client, started, f"Congela mi cuota del {year}-03-01 al {year}-03-10")
-    assert PendingAction.objects.count() == 1
+    assert _requests().count() == 1
 
     reply = reply_to(send(client, started, asked))
 
@@ -89,7 +93,7 @@ def test_how_her_request_stands_is_answered_never_a_new_request(client, agent, a
         " Congelaciones que esperan la aprobación del equipo: "
         f"del {year}-03-01 al {year}-03-10."
     )
-    assert PendingAction.objects.count() == 1
+    assert _requests().count() == 1
     assert ToolCallLog.objects.filter(tool_name="freeze_membership").count() == 1
 
 
@@ -102,7 +106,7 @@ def test_how_her_request_stands_with_none_waiting_says_so(client, agent):
     assert reply.endswith(
         " No tienes ninguna congelación esperando la aprobación del equipo."
     )
-    assert not PendingAction.objects.exists()
+    assert not _requests().exists()
 
 
 @pytest.mark.parametrize("said", ["Quiero darme de baja", "Cancela mi cuota"])
@@ -136,7 +140,7 @@ def test_whether_it_was_approved_reads_her_membership(client, agent, asked):
         " Congelaciones que esperan la aprobación del equipo: "
         f"del {year}-03-01 al {year}-03-10."
     )
-    assert PendingAction.objects.count() == 1
+    assert _requests().count() == 1
 
 
 def test_asking_whether_it_was_frozen_asks_for_no_freeze(client, agent):
@@ -147,7 +151,7 @@ def test_asking_whether_it_was_frozen_asks_for_no_freeze(client, agent):
     send(client, started, "¿Me habéis congelado la cuota del 1 al 10 de marzo?")
 
     assert not ToolCallLog.objects.filter(tool_name="freeze_membership").exists()
-    assert not PendingAction.objects.exists()
+    assert not _requests().exists()
 
 
 def test_a_refusal_with_figures_in_it_is_said_in_her_language(client, agent):
@@ -157,7 +161,7 @@ def test_a_refusal_with_figures_in_it_is_said_in_her_language(client, agent):
     started = member_conversation(client, agent)
     year = business_today(business=agent.business).year + 1
     send(client, started, f"Congela mi cuota del {year}-08-01 al {year}-08-10")
-    assert PendingAction.objects.count() == 1
+    assert _requests().count() == 1
 
     reply = reply_to(
         send(client, started, f"Congela mi cuota del {year}-08-05 al {year}-08-20")
@@ -168,7 +172,7 @@ def test_a_refusal_with_figures_in_it_is_said_in_her_language(client, agent):
         + f"\n\nNo se ha podido: Se solapa con la congelación del {year}-08-01 al "
         f"{year}-08-10, que espera la aprobación del personal."
     )
-    assert PendingAction.objects.count() == 1
+    assert _requests().count() == 1
     assert not MembershipFreeze.objects.exists()
 
 

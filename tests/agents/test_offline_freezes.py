@@ -9,7 +9,6 @@ import pytest
 
 from agents.providers.offline.periods import period_named, period_of_a_length
 from agents.verdict import SENTENCES
-from approvals.models import PendingAction
 from approvals.services import pending_action_approve, pending_action_execute
 from gymnasia.gyms.selectors import business_today
 from gymnasia.memberships.models import MembershipFreeze
@@ -23,6 +22,11 @@ from tests.factories import StaffRoleFactory
 from tools.models import ToolCallLog
 
 pytestmark = pytest.mark.django_db
+
+
+def _requests():
+    """The requests: the calls that waited for staff (were gated)."""
+    return ToolCallLog.objects.filter(expires_at__isnull=False)
 
 
 TODAY = datetime.date(2026, 11, 30)
@@ -89,7 +93,7 @@ def test_a_freeze_that_could_not_be_made_is_refused_at_once_not_sent_to_staff(
         SENTENCES["es"]["not_done"]
         + "\n\nNo se ha podido: La congelación no puede terminar antes de empezar."
     )
-    assert not PendingAction.objects.exists()
+    assert not _requests().exists()
     assert not MembershipFreeze.objects.exists()
 
 
@@ -159,7 +163,7 @@ def test_a_freeze_of_a_length_without_its_days_asks_for_them(client, agent, said
         "¿Desde qué día y hasta qué día quieres congelar la cuota?",
         "From which day to which day do you want to freeze it?",
     )
-    assert not PendingAction.objects.exists()
+    assert not _requests().exists()
 
 
 def test_a_freeze_of_named_days_with_its_length_is_asked_for(client, agent):
@@ -167,7 +171,7 @@ def test_a_freeze_of_named_days_with_its_length_is_asked_for(client, agent):
 
     send(client, started, "Congela mi cuota del 1 al 14 de agosto, dos semanas")
 
-    assert PendingAction.objects.get().arguments["end"].endswith("-08-14")
+    assert _requests().get().arguments["end"].endswith("-08-14")
 
 
 @pytest.mark.parametrize(
@@ -206,12 +210,12 @@ def test_the_days_given_when_asked_for_freeze_them(
     assistant can do."""
     started = start(client, agent, identity_token=identity(agent, sub=sub))
     assert "?" in reply_to(send(client, started, asked))
-    assert not PendingAction.objects.exists()
+    assert not _requests().exists()
 
     reply = reply_to(send(client, started, days))
 
     assert reply.startswith(waits)
-    action = PendingAction.objects.get()
+    action = _requests().get()
     year = action.arguments["start"][:4]
     assert action.arguments == {"start": f"{year}-01-05", "end": f"{year}-01-19"}
 
@@ -245,7 +249,7 @@ def test_a_freeze_of_two_weeks_on_days_said_as_ordinals_is_those_days(client, ag
         "Freeze my membership for two weeks, from the 2nd to the 16th of February",
     )
 
-    action = PendingAction.objects.get()
+    action = _requests().get()
     year = action.arguments["start"][:4]
     assert action.arguments == {"start": f"{year}-02-02", "end": f"{year}-02-16"}
 
@@ -290,7 +294,7 @@ def test_a_freeze_said_by_its_length_and_first_day_is_said_back_then_asked(
     )
     assert not ToolCallLog.objects.exists()
     reply = reply_to(send(client, started, "Sí, por favor"))
-    assert PendingAction.objects.get().arguments == {
+    assert _requests().get().arguments == {
         "start": f"{year}-01-05",
         "end": f"{year}-01-18",
     }
@@ -343,7 +347,7 @@ def test_a_freeze_asked_about_with_its_days_is_said_back_then_asked(
     assert reply == told.format(year=year)
     assert not ToolCallLog.objects.exists()
     reply = reply_to(send(client, started, agreed))
-    assert PendingAction.objects.get().arguments["start"] == f"{year}-03-01"
+    assert _requests().get().arguments["start"] == f"{year}-03-01"
     assert reply.startswith(waits)
 
 
@@ -356,7 +360,7 @@ def test_a_freeze_asked_about_and_declined_is_not_asked_for(client, agent):
     assert reply == (
         "De acuerdo: no lo pido. Si quieres congelarla otros días, dímelos."
     )
-    assert not PendingAction.objects.exists()
+    assert not _requests().exists()
 
 
 def test_a_freeze_said_by_its_length_is_asked_for_on_other_days_if_she_says(
@@ -372,7 +376,7 @@ def test_a_freeze_said_by_its_length_is_asked_for_on_other_days_if_she_says(
         "De acuerdo: no lo pido. Si quieres congelarla otros días, dímelos."
     )
     send(client, started, "Del 5 al 19 de enero")
-    assert PendingAction.objects.get().arguments == {
+    assert _requests().get().arguments == {
         "start": f"{year}-01-05",
         "end": f"{year}-01-19",
     }
@@ -385,7 +389,7 @@ def test_a_yes_with_no_freeze_said_back_freezes_nothing(client, agent):
     send(client, started, "Sí")
 
     assert not ToolCallLog.objects.filter(tool_name="freeze_membership").exists()
-    assert not PendingAction.objects.exists()
+    assert not _requests().exists()
 
 
 def _next_month(today: datetime.date) -> tuple[int, int]:
@@ -401,7 +405,7 @@ def test_days_given_without_their_month_take_the_month_of_her_request(client, ag
 
     send(client, started, "from the 3rd to the 17th")
 
-    assert PendingAction.objects.get().arguments == {
+    assert _requests().get().arguments == {
         "start": f"{year}-{month:02d}-03",
         "end": f"{year}-{month:02d}-17",
     }
@@ -422,7 +426,7 @@ def test_days_given_without_any_month_said_are_asked_their_month(
     assert asked == "¿Del 3 al 17 de qué mes?"
     assert not ToolCallLog.objects.filter(tool_name="freeze_membership").exists()
     send(client, started, then)
-    assert PendingAction.objects.get().arguments == {
+    assert _requests().get().arguments == {
         "start": f"{year}-{month:02d}-03",
         "end": f"{year}-{month:02d}-17",
     }
@@ -458,7 +462,7 @@ def test_a_freeze_agreed_to_then_thanked_for_is_told_done_once_approved(
     send(client, started, asked)
     send(client, started, agreed)
     thanked = send(client, started, thanks).json()["messages"][-1]
-    action = PendingAction.objects.get()
+    action = _requests().get()
     staff = StaffRoleFactory(business=agent.business, role="staff").user
 
     pending_action_approve(action_id=action.pk, user=staff)

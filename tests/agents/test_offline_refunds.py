@@ -8,7 +8,6 @@ import secrets
 
 import pytest
 
-from approvals.models import PendingAction
 from tests.agents.api_client import send
 from tests.agents.offline_kit import member_conversation, reply_to
 from tests.fakes.stripe_server import running_fake_stripe
@@ -16,6 +15,11 @@ from tools.models import Integration, ToolCallLog
 from tools.services import integration_credentials_set
 
 pytestmark = pytest.mark.django_db
+
+
+def _requests():
+    """The requests: the calls that waited for staff (were gated)."""
+    return ToolCallLog.objects.filter(expires_at__isnull=False)
 
 
 @pytest.fixture
@@ -62,7 +66,7 @@ def test_a_refund_of_no_payment_in_particular_asks_which(client, agent, payments
     assert "Toalla (2026-02-02, 12,5 EUR)" in reply  # a decimal comma in Spanish
     assert reply.endswith("Dímelo, por ejemplo: «devuélveme el pago de cuota».")
     assert refunds_asked() == []
-    assert not PendingAction.objects.exists()
+    assert not _requests().exists()
 
 
 @pytest.mark.parametrize(
@@ -87,7 +91,7 @@ def test_the_payment_named_is_the_one_asked_to_refund(
     assert reply.startswith(
         "He enviado tu solicitud al equipo del gimnasio"
     )  # refunds wait for staff at the demo gym
-    assert PendingAction.objects.get().arguments["payment_id"] == payments[payment]
+    assert _requests().get().arguments["payment_id"] == payments[payment]
 
 
 @pytest.mark.parametrize(
@@ -110,7 +114,7 @@ def test_her_payments_are_listed_newest_first_and_nothing_is_refunded(
         "- Toalla (2026-02-02): 12,5 EUR, devueltos 5 EUR"
     )
     assert refunds_asked() == []
-    assert not PendingAction.objects.exists()
+    assert not _requests().exists()
 
 
 @pytest.mark.parametrize(
@@ -134,7 +138,7 @@ def test_how_a_refund_request_stands_is_never_said_to_be_none(client, agent, pay
     solicitud?» said she had no request waiting."""
     started = member_conversation(client, agent)
     send(client, started, "Devuélveme el pago de la toalla")
-    assert PendingAction.objects.get().tool_name == "refund_payment"
+    assert _requests().get().tool_name == "refund_payment"
 
     reply = reply_to(send(client, started, "¿Cómo va mi solicitud?"))
 
@@ -157,4 +161,4 @@ def test_asking_whether_a_payment_was_refunded_asks_for_no_refund(
     send(client, started, asked)
 
     assert refunds_asked() == []
-    assert not PendingAction.objects.exists()
+    assert not _requests().exists()

@@ -25,7 +25,6 @@ from agents.providers.base import (
     UserText,
 )
 from agents.turn import turn_run
-from approvals.models import PendingAction
 from approvals.services import pending_action_approve, pending_action_execute
 from gymnasia.gyms.models import Member
 from gymnasia.gyms.selectors import business_today
@@ -41,6 +40,7 @@ from tests.agents.provider_kit import (
 )
 from tests.factories import StaffRoleFactory
 from tests.fakes.llm_server import FakeLLM, Step
+from tools.models import ToolCallLog
 from tools.types import ToolCall, ToolResult
 
 
@@ -276,7 +276,7 @@ def test_google_goes_on_after_staff_approved_a_request(
     )
     conversation = conversation_start(agent=agent, member=member)
     async_to_sync(turn_run)(conversation, "Congela mi cuota en agosto")
-    action = PendingAction.objects.get()
+    action = ToolCallLog.objects.get(expires_at__isnull=False)
 
     pending_action_approve(action_id=action.pk, user=staff)
     pending_action_execute(action_id=action.pk)

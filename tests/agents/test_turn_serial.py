@@ -21,11 +21,11 @@ from agents.models import Agent, Conversation, Message
 from agents.serial import conversation_turn_release, conversation_turn_take
 from agents.turn import turn_run
 from agents.verdict import SENTENCES
-from approvals.models import PendingAction
 from approvals.services import pending_action_approve, pending_action_execute
 from gymnasia.gyms.models import Member
 from gymnasia.nutrition.models import MealEntry
 from tests.factories import StaffRoleFactory
+from tools.models import ToolCallLog
 
 pytestmark = [
     pytest.mark.django_db(transaction=True),
@@ -143,7 +143,7 @@ def test_a_message_sent_while_an_outcome_is_written_is_answered_after_it(
         "agents.turn.provider_for",
         lambda agent, conversation: Slow(provider_for(agent, conversation)),
     )
-    action = PendingAction.objects.get()
+    action = ToolCallLog.objects.get(expires_at__isnull=False)
     staff = StaffRoleFactory(business=conversation.business, role="staff").user
     pending_action_approve(action_id=action.pk, user=staff)
     # Another turn holds the conversation while both arrive.

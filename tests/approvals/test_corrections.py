@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from approvals.models import PendingAction, PendingActionEvent
+from approvals.models import Decision
+from approvals.selectors import request_state
 from approvals.services import (
     pending_action_approve,
     pending_action_correct,
@@ -15,6 +16,7 @@ from gymnasia.errors import Conflict, InvalidValue, NotFound
 from gymnasia.memberships.models import MembershipFreeze
 from tests.approvals.test_pending_actions import request_freeze
 from tests.factories import BusinessFactory, StaffRoleFactory
+from tools.models import ToolCallEvent, ToolCallLog
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("no_broker")]
 
@@ -33,13 +35,24 @@ def test_a_correction_supersedes_and_runs_with_the_new_arguments(world, staff):
     )
     original.refresh_from_db()
     assert original.status == "superseded"
-    assert corrected.status == "pending"
-    assert corrected.tool_call_id != original.tool_call_id
+    assert corrected.status == "pending_approval"
+    assert request_state(corrected.status) == "pending"
+    assert corrected.pk != original.pk
     assert corrected.action_key != original.action_key
     difference = {"start": [world.day(10), world.day(12)]}
-    superseded = PendingActionEvent.objects.get(action=original, kind="superseded")
-    assert superseded.parameters == {"by": str(corrected.pk), "difference": difference}
-    assert corrected.tool_call.steps[0]["difference"] == difference
+    decision = Decision.objects.get(call=original)
+    assert (decision.kind, decision.decided_by, decision.corrected_to) == (
+        Decision.Kind.SUPERSEDED,
+        staff,
+        corrected,
+    )
+    assert decision.difference == difference
+    superseded = ToolCallEvent.objects.get(call=original, kind="corrected")
+    assert superseded.parameters == {"by": str(corrected.pk)}
+    assert ToolCallEvent.objects.filter(call=original, kind="superseded").exists()
+    proposed = ToolCallEvent.objects.get(call=corrected, kind="proposed")
+    assert proposed.parameters == {"corrects": str(original.pk)}
+    assert corrected.steps[0]["difference"] == difference
     pending_action_approve(action_id=corrected.pk, user=staff)
     assert pending_action_execute(action_id=corrected.pk) == "succeeded"
     freeze = MembershipFreeze.objects.get()
@@ -68,7 +81,7 @@ def test_a_correction_that_breaks_the_schema_changes_nothing(
         pending_action_correct(action_id=original.pk, user=staff, arguments=arguments)
     assert row_counts() == before
     original.refresh_from_db()
-    assert original.status == "pending"
+    assert original.status == "pending_approval"
 
 
 def test_the_same_arguments_are_not_a_correction(world, staff):
@@ -98,7 +111,9 @@ def test_the_inbox_form_corrects(client, world, staff):
     client.post(
         f"/inbox/{original.pk}/correct", {"start": world.day(11), "end": world.day(15)}
     )
-    corrected = PendingAction.objects.get(status="pending")
+    corrected = ToolCallLog.objects.get(
+        expires_at__isnull=False, status="pending_approval"
+    )
     assert corrected.arguments == {"start": world.day(11), "end": world.day(15)}
 
 
@@ -154,7 +169,7 @@ def test_a_correction_that_could_not_be_done_is_refused_and_changes_nothing(
     assert str(refused.value) == refusal
     assert row_counts() == before
     original.refresh_from_db()
-    assert original.status == "pending"
+    assert original.status == "pending_approval"
 
 
 def test_the_inbox_says_why_a_correction_could_not_be_done(client, world, staff):
@@ -169,7 +184,9 @@ def test_the_inbox_says_why_a_correction_could_not_be_done(client, world, staff)
     )
 
     assert "La congelación no puede terminar antes de empezar." in page.content.decode()
-    assert PendingAction.objects.get().status == "pending"
+    assert ToolCallLog.objects.get(expires_at__isnull=False).status == (
+        "pending_approval"
+    )
 
 
 def test_a_correction_may_move_a_freeze_over_its_own_days(world, staff):
@@ -182,7 +199,7 @@ def test_a_correction_may_move_a_freeze_over_its_own_days(world, staff):
         arguments={"start": world.day(12), "end": world.day(21)},
     )
 
-    assert corrected.status == "pending"
+    assert corrected.status == "pending_approval"
 
 
 def test_a_correction_onto_another_waiting_freeze_is_refused(
@@ -206,7 +223,7 @@ def test_a_correction_onto_another_waiting_freeze_is_refused(
     )
     assert row_counts() == before
     later.refresh_from_db()
-    assert later.status == "pending"
+    assert later.status == "pending_approval"
 
 
 def test_the_inbox_says_which_waiting_freeze_is_in_the_way(client, world, staff):
@@ -225,4 +242,9 @@ def test_the_inbox_says_which_waiting_freeze_is_in_the_way(client, world, staff)
         f"Se solapa con la congelación del {world.day(10)} al {world.day(19)}, que "
         "espera la aprobación del personal."
     ) in page.content.decode()
-    assert PendingAction.objects.filter(status="pending").count() == 2
+    assert (
+        ToolCallLog.objects.filter(
+            expires_at__isnull=False, status="pending_approval"
+        ).count()
+        == 2
+    )

@@ -16,7 +16,6 @@ from django.utils import timezone
 
 from agents.models import Conversation
 from agents.turn import turn_run
-from approvals.models import PendingAction
 from approvals.services import (
     pending_action_approve,
     pending_action_correct,
@@ -28,7 +27,7 @@ from tests.approvals.test_pending_actions import request_freeze
 from tests.tools import conftest as tools_fixtures
 from tools.dispatcher import dispatch_tool_call
 from tools.integrations.faults import Fault, inject_fault
-from tools.models import Handoff
+from tools.models import Handoff, ToolCallLog
 from tools.selection import ToolPolicy
 from tools.types import ToolCall
 
@@ -57,7 +56,7 @@ def test_a_correction_above_the_owners_maximum_is_refused(
         ),
         context,
     )
-    action = PendingAction.objects.get(pk=result.payload["pending_action"])
+    action = ToolCallLog.objects.get(pk=result.payload["pending_action"])
     assert action.max_amount == Decimal("20")
     before = row_counts()
 
@@ -92,7 +91,7 @@ def test_a_correction_of_a_request_whose_time_is_up_is_refused(
             )
     action.refresh_from_db()
     assert action.status == "expired"
-    assert PendingAction.objects.count() == 1
+    assert ToolCallLog.objects.filter(expires_at__isnull=False).count() == 1
 
 
 @pytest.mark.parametrize("bad", ["not-a-uuid", "1", ""])
@@ -155,4 +154,5 @@ def test_the_case_of_an_approved_request_whose_outcome_is_unknown_shows_its_turn
 
     case = page.split(f'id="handoff-{handoff.pk}"')[1].split("</tr>")[0]
     assert "Congela mi cuota en agosto" in case
-    assert handoff.tool_call.message_key == action.tool_call.message_key != ""
+    assert handoff.tool_call == action  # the call itself
+    assert handoff.tool_call.message_key == action.message_key != ""

@@ -5,11 +5,12 @@ from __future__ import annotations
 import pytest
 from django.test import Client
 
-from approvals.models import PendingAction
+from approvals.selectors import request_state
 from tests.approvals.inbox_kit import unknown_food_write
 from tests.approvals.test_pending_actions import request_freeze
 from tests.factories import BusinessFactory, StaffRoleFactory
 from tests.tools.world import build_world
+from tools.models import ToolCallLog
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("no_broker")]
 
@@ -77,7 +78,10 @@ def test_rejecting_keeps_the_reason(staff_client, world):
     action = request_freeze(world)
     staff_client.post(f"/inbox/{action.pk}/reject", {"reason": "Cerrado en agosto"})
     action.refresh_from_db()
-    assert (action.status, action.decision_reason) == ("rejected", "Cerrado en agosto")
+    assert (action.status, action.decision.reason) == (
+        "rejected",
+        "Cerrado en agosto",
+    )
 
 
 @pytest.mark.parametrize(
@@ -106,7 +110,7 @@ def test_a_reason_refused_rejects_nothing_and_says_why(
 
     assert response.headers["HX-Redirect"] == "/inbox/"
     action.refresh_from_db()
-    assert action.status == "pending"
+    assert request_state(action.status) == "pending"
     assert row_counts() == before
     assert told in staff_client.get("/inbox/").content.decode()
 
@@ -120,13 +124,14 @@ def test_a_reason_of_the_longest_length_is_kept_whole(staff_client, world):
     staff_client.post(f"/inbox/{action.pk}/reject", {"reason": "x" * 1000})
 
     action.refresh_from_db()
-    assert (action.status, len(action.decision_reason)) == ("rejected", 1000)
+    assert (action.status, len(action.decision.reason)) == ("rejected", 1000)
 
 
 def test_approve_selected(staff_client, world):
     first, second = request_freeze(world, 10, 12), request_freeze(world, 20, 22)
     staff_client.post("/inbox/approve-selected", {"ids": [first.pk, second.pk]})
-    assert set(PendingAction.objects.values_list("status", flat=True)) == {"approved"}
+    requests = ToolCallLog.objects.filter(expires_at__isnull=False)
+    assert set(requests.values_list("status", flat=True)) == {"approved"}
 
 
 def test_another_gyms_request_is_not_found(staff_client, row_counts):
@@ -136,7 +141,7 @@ def test_another_gyms_request_is_not_found(staff_client, row_counts):
     assert response.status_code == 404
     assert row_counts() == before
     other.refresh_from_db()
-    assert other.status == "pending"
+    assert request_state(other.status) == "pending"
 
 
 def test_people_without_a_gym_role_are_refused(client, world):
@@ -154,7 +159,7 @@ def test_every_action_needs_the_csrf_token(world):
     client.force_login(StaffRoleFactory(business=world.business, role="staff").user)
     assert client.post(f"/inbox/{action.pk}/approve").status_code == 403
     action.refresh_from_db()
-    assert action.status == "pending"
+    assert request_state(action.status) == "pending"
 
 
 def test_a_handoff_is_settled_with_what_happened(staff_client, world):
@@ -255,7 +260,7 @@ def test_a_fragment_asked_once_signed_out_sends_the_page_to_sign_in(
     assert response.content == b""
     assert row_counts() == before
     action.refresh_from_db()
-    assert action.status == "pending"
+    assert request_state(action.status) == "pending"
 
 
 def test_the_inbox_lists_a_request_whose_member_was_deleted(staff_client, world):

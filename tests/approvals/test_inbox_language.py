@@ -9,13 +9,12 @@ from importlib import import_module
 import pytest
 from django.apps import apps
 
-from approvals.models import PendingAction
 from approvals.services import pending_action_approve, pending_action_execute
 from tests.approvals.inbox_kit import unknown_food_write
 from tests.approvals.test_pending_actions import request_freeze
 from tests.factories import StaffRoleFactory
 from tools.integrations.faults import Fault, inject_fault
-from tools.models import Handoff
+from tools.models import Handoff, ToolCallLog
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("no_broker")]
 
@@ -47,7 +46,7 @@ def test_approving_selected_requests_says_how_many_in_the_staffs_language(
     assert told in response.content.decode()
 
 
-def _row(page: str, action: PendingAction) -> str:
+def _row(page: str, action: ToolCallLog) -> str:
     """The inbox's row of one request."""
     return page.split(f'id="action-{action.pk}"', 1)[1].split("</tr>", 1)[0]
 
@@ -229,7 +228,7 @@ def test_a_meal_reads_in_the_staffs_language_and_is_corrected_as_recorded(
         "grams": 40,
     }
     world.call("add_food_to_meal", arguments, offered={"add_food_to_meal": "gated"})
-    action = PendingAction.objects.get()
+    action = ToolCallLog.objects.get(expires_at__isnull=False)
     with inject_fault("nutrition", Fault.TIMEOUT_AFTER_COMMIT):
         world.call("add_food_to_meal", {**arguments, "grams": 50}, call_id="call-2")
     handoff = Handoff.objects.get()

@@ -7,15 +7,14 @@ import re
 
 import pytest
 
-from approvals.models import PendingAction
 from tests.approvals.test_pending_actions import request_freeze
 from tests.tools.world import build_world
-from tools.models import Handoff
+from tools.models import Handoff, ToolCallLog
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("no_broker")]
 
 
-def _requests(world, count: int) -> list[PendingAction]:
+def _requests(world, count: int) -> list[ToolCallLog]:
     """``count`` requests waiting, each a day's freeze of its own, oldest first."""
     return [
         request_freeze(world, start=n, end=n, conversation=f"conversation-{n}")

@@ -17,7 +17,6 @@ from django.utils import timezone
 from agents.models import Agent, Conversation
 from agents.turn import turn_run
 from agents.verdict import SENTENCES
-from approvals.models import PendingAction
 from approvals.services import (
     pending_action_approve,
     pending_action_execute,
@@ -27,7 +26,7 @@ from approvals.services import (
 from gymnasia.memberships.models import MembershipFreeze
 from tests.factories import StaffRoleFactory
 from tools.integrations.faults import Fault, inject_fault
-from tools.models import Handoff
+from tools.models import Handoff, ToolCallLog
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("no_broker")]
 
@@ -62,7 +61,7 @@ def asked(client):
         response = client.get(url, {"after": reply[-1]["id"]}, headers=headers)
         return response.json()["messages"]
 
-    return PendingAction.objects.get(), staff, later
+    return ToolCallLog.objects.get(expires_at__isnull=False), staff, later
 
 
 def test_an_approved_and_verified_request_is_told_done(asked):
@@ -231,7 +230,7 @@ def test_a_request_links_to_its_whole_conversation(asked, client):
     """From the inbox, staff open the conversation and its verification log, at
     the step that made the request."""
     action, staff, _ = asked
-    step = action.tool_call.message_key
+    step = action.message_key
     client.force_login(staff)
 
     page = client.get("/inbox/").content.decode()
@@ -257,7 +256,7 @@ def test_a_case_shows_the_turn_it_came_from_and_links_to_it(asked, client):
         business=conversation.business,
         member=conversation.member,
         conversation_key=str(conversation.pk),
-        tool_call=action.tool_call,
+        tool_call=action,
         reason="Could not confirm freeze_membership.",
     )
     client.force_login(staff)
@@ -273,7 +272,7 @@ def test_a_case_shows_the_turn_it_came_from_and_links_to_it(asked, client):
     assert "Quiero hablar con una persona" not in case
     assert "Quiero hablar con una persona" in asked_for_person  # its reason, too
     link = f'href="/admin/agents/conversation/{conversation.pk}/change/'
-    step = action.tool_call.message_key
+    step = action.message_key
     assert f'{link}?at={step}#message-{step}"' in case  # at the call's step
     assert f'{link}"' in asked_for_person  # no call: the conversation
 

@@ -13,7 +13,8 @@ import time_machine
 from django.db import connection
 from django.utils import timezone
 
-from approvals.models import PendingAction, PendingActionEvent
+from approvals.models import Decision
+from approvals.selectors import request_state
 from approvals.services import (
     pending_action_approve,
     pending_action_execute,
@@ -46,7 +47,7 @@ def request_freeze(
         member=member,
     )
     assert result.status == "pending_approval"
-    return PendingAction.objects.get(pk=result.payload["pending_action"])
+    return ToolCallLog.objects.get(pk=result.payload["pending_action"])
 
 
 @pytest.fixture
@@ -67,15 +68,19 @@ def sent(monkeypatch):
 
 def kinds(action):
     return list(
-        PendingActionEvent.objects.filter(action=action).values_list("kind", flat=True)
+        ToolCallEvent.objects.filter(call=action).values_list("kind", flat=True)
     )
 
 
 def test_a_gated_call_is_queued_with_its_expiry(world):
-    action = request_freeze(world)
-    assert action.status == "pending"
-    assert action.expires_at - action.requested_at == datetime.timedelta(hours=24)
-    assert kinds(action) == ["requested"]
+    with time_machine.travel(timezone.now(), tick=False):
+        action = request_freeze(world)
+    assert action.status == "pending_approval"
+    assert request_state(action.status) == "pending"
+    assert action.gated
+    assert action.expires_at - action.created_at == datetime.timedelta(hours=24)
+    assert kinds(action) == []  # proposed; nothing has happened to it yet
+    assert not Decision.objects.exists()
 
 
 def test_approval_happens_once_and_sends_the_task_after_commit(
@@ -84,7 +89,12 @@ def test_approval_happens_once_and_sends_the_task_after_commit(
     action = request_freeze(world)
     with django_capture_on_commit_callbacks(execute=True):
         approved = pending_action_approve(action_id=action.pk, user=staff, reason="ok")
-    assert (approved.status, approved.decided_by, approved.decision_reason) == (
+    assert approved.pk == action.pk
+    assert (
+        approved.status,
+        approved.decision.decided_by,
+        approved.decision.reason,
+    ) == (
         "approved",
         staff,
         "ok",
@@ -92,7 +102,8 @@ def test_approval_happens_once_and_sends_the_task_after_commit(
     assert sent == [str(action.pk)]
     with pytest.raises(Conflict):
         pending_action_approve(action_id=action.pk, user=staff)
-    assert kinds(action) == ["requested", "approved"]
+    assert kinds(action) == ["approved"]
+    assert Decision.objects.get().kind == Decision.Kind.APPROVED
 
 
 def test_rejection_keeps_the_reason_and_blocks_approval(world, staff, sent):
@@ -100,7 +111,7 @@ def test_rejection_keeps_the_reason_and_blocks_approval(world, staff, sent):
     rejected = pending_action_reject(
         action_id=action.pk, user=staff, reason="Agosto está cerrado"
     )
-    assert (rejected.status, rejected.decision_reason) == (
+    assert (rejected.status, rejected.decision.reason) == (
         "rejected",
         "Agosto está cerrado",
     )
@@ -133,23 +144,24 @@ def test_staff_of_another_gym_cannot_see_or_decide(world, sent, row_counts):
 def test_an_approved_action_runs_once_and_is_verified(world, staff, sent):
     action = request_freeze(world)
     pending_action_approve(action_id=action.pk, user=staff)
+    calls = ToolCallLog.objects.count()
     assert pending_action_execute(action_id=action.pk) == "succeeded"
     action.refresh_from_db()
-    assert action.outcome["verification"] == "verified"
-    assert action.execution.status == "ok"
+    assert action.result["verification"] == "verified"
+    assert action.status == "ok"  # the call itself ran: no second row
+    assert ToolCallLog.objects.count() == calls
     assert MembershipFreeze.objects.count() == 1
     assert pending_action_execute(action_id=action.pk) == "succeeded"  # redelivered
     assert MembershipFreeze.objects.count() == 1
-    assert kinds(action) == ["requested", "approved", "executing", "succeeded"]
+    assert kinds(action) == ["approved", "executing"]
+    action.refresh_from_db()
+    assert request_state(action.status) == "succeeded"
 
 
 def running_elsewhere(action, *, lease_until):
     """As a delivery leaves the request that claimed its call and was then lost
     (its worker gone): the call executing, under its lease."""
-    PendingAction.objects.filter(pk=action.pk).update(
-        status="executing", started_at=timezone.now()
-    )
-    ToolCallLog.objects.filter(pk=action.tool_call_id).update(
+    ToolCallLog.objects.filter(pk=action.pk).update(
         status="executing", lease_until=lease_until
     )
 
@@ -162,7 +174,7 @@ def test_a_second_delivery_while_the_call_runs_does_nothing_more(world, staff, s
 
     assert pending_action_execute(action_id=action.pk) == "executing"
 
-    assert PendingAction.objects.get(pk=action.pk).status == "executing"
+    assert ToolCallLog.objects.get(pk=action.pk).status == "executing"
     assert Handoff.objects.count() == 0
     assert MembershipFreeze.objects.count() == 0
 
@@ -178,13 +190,13 @@ def test_a_call_whose_lease_passed_becomes_unknown_with_one_handoff(world, staff
 
     assert counts["unknown"] == 1
     action.refresh_from_db()
-    assert action.status == "unknown"
+    assert request_state(action.status) == "unknown"
     handoff = Handoff.objects.get()
     assert handoff.tried["tool"] == "freeze_membership"
     assert handoff.cause == "worker_stopped"
     assert MembershipFreeze.objects.count() == 0
-    assert kinds(action)[-1] == "unknown"
-    assert ToolCallLog.objects.get(pk=action.tool_call_id).status == "unknown_outcome"
+    assert kinds(action)[-1] == "unknown_outcome"
+    assert ToolCallLog.objects.get(pk=action.pk).status == "unknown_outcome"
 
 
 def test_an_approved_action_that_fails_is_recorded_as_failed(world, staff, sent):
@@ -193,7 +205,8 @@ def test_an_approved_action_that_fails_is_recorded_as_failed(world, staff, sent)
     with inject_fault("memberships", Fault.STORAGE_FAILURE):
         assert pending_action_execute(action_id=action.pk) == "failed"
     action.refresh_from_db()
-    assert action.outcome["verification"] == "not_applied"
+    assert action.result["verification"] == "not_applied"
+    assert request_state(action.status) == "failed"
     assert MembershipFreeze.objects.count() == 0
 
 
@@ -205,7 +218,7 @@ def test_an_approved_action_whose_answer_is_lost_is_unknown_and_handed_off(
     with inject_fault("memberships", Fault.TIMEOUT_AFTER_COMMIT):
         assert pending_action_execute(action_id=action.pk) == "unknown"
     assert MembershipFreeze.objects.count() == 1
-    assert Handoff.objects.get().tool_call == PendingAction.objects.get().execution
+    assert Handoff.objects.get().tool_call == action  # the call itself
 
 
 def test_the_sweep_expires_resends_and_hands_over(world, staff, sent):
@@ -215,13 +228,22 @@ def test_the_sweep_expires_resends_and_hands_over(world, staff, sent):
     for action in (lost, stuck):
         pending_action_approve(action_id=action.pk, user=staff)
     running_elsewhere(stuck, lease_until=timezone.now())
-    PendingAction.objects.filter(pk=lost.pk).update(
+    Decision.objects.filter(call=lost).update(
         decided_at=timezone.now() - datetime.timedelta(minutes=5)
     )
     with time_machine.travel(timezone.now() + datetime.timedelta(hours=25)):
         counts = pending_actions_sweep()
-    assert counts == {"expired": 1, "resent": 1, "unknown": 1, "interrupted": 0}
-    statuses = {a.pk: a.status for a in PendingAction.objects.all()}
+    assert counts == {
+        "expired": 1,
+        "resent": 1,
+        "unknown": 1,
+        "interrupted": 0,
+        "told": 1,  # the stuck one's member, of its unknown outcome
+    }
+    statuses = {
+        a.pk: request_state(a.status)
+        for a in ToolCallLog.objects.filter(expires_at__isnull=False)
+    }
     assert statuses[overdue.pk] == "expired"
     assert statuses[stuck.pk] == "unknown"
     assert sent == [str(lost.pk)]
@@ -285,6 +307,7 @@ def test_two_approvals_at_once_decide_once(sent):
         )
         assert sum(isinstance(o, Conflict) for o in outcomes) == 1
         assert kinds(action).count("approved") == 1
+        assert Decision.objects.get(call=action).kind == Decision.Kind.APPROVED
     assert len(sent) == 200
     assert len(set(sent)) == 200
 
@@ -307,11 +330,12 @@ def test_approval_racing_rejection_or_expiry_ends_with_one_decision(sent):
             k for k in kinds(action) if k in ("approved", "rejected", "expired")
         ]
         assert len(decisions) == 1
+        assert Decision.objects.filter(call=action).count() == 1
     for repetition in range(50):
         action = request_freeze(
             world, conversation=f"expire-{repetition}", member=another_member(world)
         )
-        PendingAction.objects.filter(pk=action.pk).update(
+        ToolCallLog.objects.filter(pk=action.pk).update(
             expires_at=timezone.now() + datetime.timedelta(milliseconds=5)
         )
         pk = action.pk
@@ -325,6 +349,7 @@ def test_approval_racing_rejection_or_expiry_ends_with_one_decision(sent):
             k for k in kinds(action) if k in ("approved", "rejected", "expired")
         ]
         assert len(decisions) == 1
+        assert Decision.objects.filter(call=action).count() == 1
 
 
 def test_the_expiry_comes_from_the_agents_tool_setting(world):
@@ -341,9 +366,10 @@ def test_the_expiry_comes_from_the_agents_tool_setting(world):
         name="freeze_membership",
         arguments={"start": world.day(5), "end": world.day(6)},
     )
-    result = dispatch_tool_call(call, context)
-    action = PendingAction.objects.get(pk=result.payload["pending_action"])
-    assert action.expires_at - action.requested_at == datetime.timedelta(minutes=30)
+    with time_machine.travel(timezone.now(), tick=False):
+        result = dispatch_tool_call(call, context)
+    action = ToolCallLog.objects.get(pk=result.payload["pending_action"])
+    assert action.expires_at - action.created_at == datetime.timedelta(minutes=30)
 
 
 @pytest.mark.parametrize("fault", [None, Fault.TIMEOUT_AFTER_COMMIT])
@@ -357,10 +383,10 @@ def test_an_execution_that_ends_after_its_lease_keeps_the_case_it_has(
     pending_action_approve(action_id=action.pk, user=staff)
     running_elsewhere(action, lease_until=timezone.now())
     slow_run = ToolCallLog.objects.select_related("business", "member").get(
-        pk=action.tool_call_id
+        pk=action.pk
     )
     pending_actions_sweep(now=timezone.now() + datetime.timedelta(seconds=1))
-    recorded = ToolCallLog.objects.get(pk=action.tool_call_id).result
+    recorded = ToolCallLog.objects.get(pk=action.pk).result
 
     context = CallContext(
         business=slow_run.business,
@@ -378,8 +404,8 @@ def test_an_execution_that_ends_after_its_lease_keeps_the_case_it_has(
 
     assert result.status == "unknown_outcome"
     assert dict(result.payload) == recorded
-    assert ToolCallLog.objects.get(pk=action.tool_call_id).result == recorded
+    assert ToolCallLog.objects.get(pk=action.pk).result == recorded
     assert Handoff.objects.count() == 1
-    late = ToolCallEvent.objects.get(call=action.tool_call_id, kind="late_result")
+    late = ToolCallEvent.objects.get(call=action.pk, kind="late_result")
     assert late.parameters["result"]["status"] == ("unknown_outcome" if fault else "ok")
     assert MembershipFreeze.objects.count() == 1  # it was made: staff see it

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from approvals.models import PendingAction
+from approvals.models import Decision
+from approvals.selectors import request_state
 from approvals.services import (
     pending_action_approve,
     pending_action_correct,
@@ -29,6 +30,11 @@ def ask(world, call_id="call-1", start=10, end=19):
     )
 
 
+def _requests():
+    """The calls that waited for staff."""
+    return ToolCallLog.objects.filter(expires_at__isnull=False)
+
+
 @pytest.fixture
 def staff(world):
     return StaffRoleFactory(business=world.business, role="staff").user
@@ -38,7 +44,7 @@ def decide(world, staff, decision, action_id):
     if decision == "rejected":
         pending_action_reject(action_id=action_id, user=staff, reason="No")
     elif decision == "expired":
-        expires_at = PendingAction.objects.get(pk=action_id).expires_at
+        expires_at = ToolCallLog.objects.get(pk=action_id).expires_at
         assert pending_actions_expire(now=expires_at) == 1
     else:
         pending_action_correct(
@@ -56,18 +62,16 @@ def test_a_request_decided_against_does_not_block_the_same_request(
     staff, not a duplicate of one nobody will answer."""
     first = ask(world)
     decide(world, staff, decision, first.payload["pending_action"])
-    requests = PendingAction.objects.count()
+    requests = _requests().count()
 
     again = ask(world, call_id="call-2")
 
     assert again.status == "pending_approval"
     assert again.payload["pending_action"] != first.payload["pending_action"]
-    assert PendingAction.objects.count() == requests + 1
-    assert PendingAction.objects.get(pk=again.payload["pending_action"]).status == (
-        "pending"
-    )
-    first_request = PendingAction.objects.get(pk=first.payload["pending_action"])
-    call = ToolCallLog.objects.get(pk=first_request.tool_call_id)
+    assert _requests().count() == requests + 1
+    waiting = ToolCallLog.objects.get(pk=again.payload["pending_action"])
+    assert request_state(waiting.status) == "pending"
+    call = ToolCallLog.objects.get(pk=first.payload["pending_action"])
     assert call.status == decision
     assert ToolCallEvent.objects.filter(call=call, kind=decision).count() == 1
 
@@ -80,7 +84,7 @@ def test_an_approved_request_not_yet_run_is_still_waiting(world, staff):
 
     assert again.status == "duplicate"
     assert again.payload["first"]["status"] == "pending_approval"
-    assert PendingAction.objects.count() == 1
+    assert _requests().count() == 1
 
 
 def test_an_approved_request_run_since_answers_with_its_outcome(world, staff):
@@ -97,7 +101,7 @@ def test_an_approved_request_run_since_answers_with_its_outcome(world, staff):
     assert again.payload["first"]["verification"] == "verified"
     assert again.payload["verification"] == "verified"
     assert MembershipFreeze.objects.count() == 1
-    assert PendingAction.objects.count() == 1
+    assert _requests().count() == 1
 
 
 def test_an_approved_request_runs_on_its_own_call(world, staff):
@@ -112,7 +116,8 @@ def test_an_approved_request_runs_on_its_own_call(world, staff):
     assert ToolCallLog.objects.count() == rows
     call = ToolCallLog.objects.get(provider_call_id="call-1")
     assert (call.status, call.verification) == ("ok", "verified")
-    assert PendingAction.objects.get(pk=action_id).execution == call
+    assert str(call.pk) == action_id  # the request is the call that ran
+    assert Decision.objects.get(call=call).kind == "approved"
     assert list(call.events.values_list("kind", flat=True)) == [
         "approved",
         "executing",

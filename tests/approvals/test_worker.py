@@ -25,7 +25,8 @@ from django.db import connection
 from django.utils import timezone
 from psycopg import sql
 
-from approvals.models import PendingAction
+from approvals.models import Decision
+from approvals.selectors import request_state
 from approvals.services import (
     pending_action_approve,
     pending_action_execute,
@@ -124,18 +125,21 @@ def wait_for(predicate, seconds: float = 30.0) -> None:
         time.sleep(0.1)
 
 
-def request(world, start: int, end: int, conversation: str) -> PendingAction:
+def request(world, start: int, end: int, conversation: str) -> ToolCallLog:
     result = world.call(
         "freeze_membership",
         {"start": world.day(start), "end": world.day(end)},
         offered={"freeze_membership": "gated"},
         conversation=conversation,
     )
-    return PendingAction.objects.get(pk=result.payload["pending_action"])
+    return ToolCallLog.objects.get(pk=result.payload["pending_action"])
 
 
-def status(action: PendingAction) -> str:
-    return PendingAction.objects.values_list("status", flat=True).get(pk=action.pk)
+def status(action: ToolCallLog) -> str:
+    """The request's state as the inbox names it (its call's status, grouped)."""
+    return request_state(
+        ToolCallLog.objects.values_list("status", flat=True).get(pk=action.pk)
+    )
 
 
 class RowLock:
@@ -198,20 +202,17 @@ def test_two_approvals_at_once_execute_once_each_time(worker):
         for thread in threads:
             thread.join()
         actions.append(action)
-    wait_for(
-        lambda: PendingAction.objects.filter(status="succeeded").count() == 200, 120
-    )
+    requests = ToolCallLog.objects.filter(expires_at__isnull=False)
+    wait_for(lambda: requests.filter(status="ok").count() == 200, 120)
     assert MembershipFreeze.objects.count() == 200
     for action in actions:
         assert status(action) == "succeeded"
         assert executions(action) == 1
 
 
-def executions(action: PendingAction) -> int:
+def executions(action: ToolCallLog) -> int:
     """How many times the request's call was claimed to run."""
-    return ToolCallEvent.objects.filter(
-        call_id=action.tool_call_id, kind="executing"
-    ).count()
+    return ToolCallEvent.objects.filter(call_id=action.pk, kind="executing").count()
 
 
 def test_killed_before_the_claim_commits_then_executed_once(worker):
@@ -219,8 +220,8 @@ def test_killed_before_the_claim_commits_then_executed_once(worker):
     staff = StaffRoleFactory(business=world.business, role="staff").user
     action = request(world, 10, 12, "killed-before")
     pending_action_approve(action_id=action.pk, user=staff)
-    # The request's claim points it at its call: it waits on our lock of the call.
-    lock = RowLock("tools_toolcalllog", action.tool_call_id)
+    # The request's claim is an update of its call: it waits on our lock of the call.
+    lock = RowLock("tools_toolcalllog", action.pk)
     worker.start()
     wait_for(waiting_on_lock)
     worker.kill()
@@ -255,7 +256,7 @@ def test_killed_while_executing_becomes_unknown_once_its_lease_passed(worker):
     after_the_lease = timezone.now() + execution_lease() + datetime.timedelta(seconds=1)
     assert pending_actions_sweep(now=after_the_lease)["unknown"] == 1
     assert status(action) == "unknown"
-    assert Handoff.objects.filter(tool_call=action.tool_call_id).count() == 1
+    assert Handoff.objects.filter(tool_call=action.pk).count() == 1
     assert Handoff.objects.count() == 1
     time.sleep(1)  # the restarted worker gets nothing to run again
     assert status(action) == "unknown"
@@ -283,6 +284,7 @@ def test_a_delivery_while_the_execution_waits_on_a_lock_changes_nothing(worker):
         "resent": 0,
         "unknown": 0,
         "interrupted": 0,
+        "told": 0,
     }
     time.sleep(max(0.0, 5 - (time.monotonic() - started)))
     lock.release()
@@ -291,14 +293,18 @@ def test_a_delivery_while_the_execution_waits_on_a_lock_changes_nothing(worker):
     ended_verified_once(action)
 
 
-def ended_verified_once(action: PendingAction) -> None:
-    call = ToolCallLog.objects.get(pk=action.tool_call_id)
+def ended_verified_once(action: ToolCallLog) -> None:
+    call = ToolCallLog.objects.get(pk=action.pk)
     assert (call.status, call.verification) == ("ok", "verified")
     assert Handoff.objects.count() == 0
     assert MembershipFreeze.objects.count() == 1
     assert executions(action) == 1
-    kinds = list(action.events.values_list("kind", flat=True))
-    assert kinds == ["requested", "approved", "executing", "succeeded"]
+    kinds = list(call.events.values_list("kind", flat=True))
+    assert kinds == ["approved", "executing"]
+    # Its outcome was recorded and told once: one decision, marked told.
+    [decision] = Decision.objects.filter(call=call)
+    assert decision.kind == "approved"
+    assert decision.told_at is not None
 
 
 def test_a_message_slow_for_10_s_and_sent_again_runs_once_verified(worker):
@@ -309,7 +315,7 @@ def test_a_message_slow_for_10_s_and_sent_again_runs_once_verified(worker):
     staff = StaffRoleFactory(business=world.business, role="staff").user
     action = request(world, 10, 12, "slow-start")
     pending_action_approve(action_id=action.pk, user=staff)
-    lock = RowLock("tools_toolcalllog", action.tool_call_id)
+    lock = RowLock("tools_toolcalllog", action.pk)
     worker.start()
     wait_for(waiting_on_lock)
     started = time.monotonic()

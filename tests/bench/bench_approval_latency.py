@@ -43,7 +43,6 @@ def run(database_url: str, redis_url: str, approvals: int) -> None:
     from django.utils import timezone
 
     call_command("migrate", verbosity=0)
-    from approvals.models import PendingAction
     from approvals.services import pending_action_approve
     from gymnasia.celery import app
     from tests.factories import MembershipFactory, StaffRoleFactory
@@ -104,11 +103,10 @@ def run(database_url: str, redis_url: str, approvals: int) -> None:
             )
             action_id = result.payload["pending_action"]
             approved = pending_action_approve(action_id=action_id, user=staff)
-            assert approved.decided_at is not None
+            decided_at = approved.decision.decided_at
+            assert decided_at is not None
             deadline = time.monotonic() + 30
-            call_id = PendingAction.objects.values_list("tool_call", flat=True).get(
-                pk=action_id
-            )
+            call_id = approved.pk  # the request is the call itself
             while True:
                 started = (
                     ToolCallEvent.objects.filter(call_id=call_id, kind="executing")
@@ -120,7 +118,7 @@ def run(database_url: str, redis_url: str, approvals: int) -> None:
                 if time.monotonic() > deadline:
                     raise RuntimeError("the worker did not start the action")
                 time.sleep(0.002)
-            latencies.append((started - approved.decided_at).total_seconds() * 1000)
+            latencies.append((started - decided_at).total_seconds() * 1000)
     finally:
         worker.terminate()
         worker.wait(timeout=20)

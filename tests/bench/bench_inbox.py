@@ -13,11 +13,13 @@ Run: ``make bench`` or ``.venv/bin/python tests/bench/bench_inbox.py [--database
 from __future__ import annotations
 
 import argparse
+import datetime
 import os
 import statistics
 import sys
 import tempfile
 import time
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -68,8 +70,9 @@ def run(database_url: str, data_dir: str) -> None:
     from django.core.management import call_command
     from django.db import connection
     from django.test import Client
+    from django.utils import timezone
 
-    from approvals.models import PendingAction
+    from approvals.models import Decision
     from gymnasia.gyms.models import Business, Member
     from gymnasia.gyms.services import staff_role_grant
     from tools.models import ToolCallLog
@@ -77,7 +80,7 @@ def run(database_url: str, data_dir: str) -> None:
     call_command("migrate", verbosity=0)
     call_command("collectstatic", interactive=False, verbosity=0)  # as in production
     old = Business.objects.filter(slug__startswith="bench-inbox-")
-    PendingAction.objects.filter(business__in=old).delete()
+    Decision.objects.filter(business__in=old).delete()
     ToolCallLog.objects.filter(business__in=old).delete()
     old.delete()
     gyms = [
@@ -89,8 +92,12 @@ def run(database_url: str, data_dir: str) -> None:
         for g in gyms
     ]
     asked = _long_conversations(gyms[0], members[0])
-    logs = ToolCallLog.objects.bulk_create(
+    # Each request is a call paused for staff, on its own row.
+    expires_at = timezone.now() + datetime.timedelta(hours=24)
+    ids = [uuid.uuid4() for _ in range(ACTIONS)]
+    ToolCallLog.objects.bulk_create(
         ToolCallLog(
+            id=ids[n],
             business=gyms[n % GYMS],
             member=members[n % GYMS],
             conversation_key=asked[n // GYMS % CONVERSATIONS][0]
@@ -100,22 +107,17 @@ def run(database_url: str, data_dir: str) -> None:
             tool_name="freeze_membership",
             effect="write",
             arguments={"start": "2027-08-01", "end": "2027-08-31"},
+            action_key=f"k{n}",
+            offered=True,
+            valid=True,
+            gated=True,
+            expires_at=expires_at,
             status="pending_approval",
+            verification="not_applied",
+            result={"status": "pending_approval", "pending_action": str(ids[n])},
             steps=[{"step": "offered"}, {"step": "validated"}, {"step": "gated"}],
         )
         for n in range(ACTIONS)
-    )
-    PendingAction.objects.bulk_create(
-        PendingAction(
-            business_id=log.business_id,
-            member_id=log.member_id,
-            conversation_key=log.conversation_key,
-            tool_name=log.tool_name,
-            arguments=log.arguments,
-            action_key=f"k{n}",
-            tool_call=log,
-        )
-        for n, log in enumerate(logs)
     )
     if connection.vendor == "postgresql":
         # What autovacuum does soon after such a load: the earlier runs' rows

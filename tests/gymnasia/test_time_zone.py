@@ -14,7 +14,6 @@ from django.utils import timezone
 
 from agents.conversations import conversation_start, message_add
 from agents.models import Agent, Conversation, Message
-from approvals.models import PendingAction
 from gymnasia import middleware
 from gymnasia.classes.models import Booking, ClassSession
 from gymnasia.gyms.selectors import time_zone_for_user
@@ -28,6 +27,7 @@ from tests.factories import (
     UserFactory,
 )
 from tests.tools.world import build_world
+from tools.models import ToolCallLog
 
 pytestmark = pytest.mark.django_db
 
@@ -98,7 +98,7 @@ def test_the_inbox_says_when_a_request_was_made_in_the_gyms_time(settings):
     world = build_world()
     action = request_freeze(world)
     made = datetime.datetime(2026, 11, 30, 23, 14, tzinfo=datetime.UTC)
-    PendingAction.objects.filter(pk=action.pk).update(requested_at=made)
+    ToolCallLog.objects.filter(pk=action.pk).update(created_at=made)
     client = AsyncClient()
     async_to_sync(client.aforce_login)(
         StaffRoleFactory(business=world.business, role="staff").user

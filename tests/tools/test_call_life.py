@@ -24,7 +24,8 @@ from hypothesis.stateful import (
     run_state_machine_as_test,
 )
 
-from approvals.models import PendingAction, PendingActionEvent
+from approvals.models import Decision
+from approvals.selectors import request_state
 from approvals.services import (
     pending_action_approve,
     pending_action_correct,
@@ -109,12 +110,15 @@ class CallLife(RuleBasedStateMachine):
 
     # -- the staff's side ----------------------------------------------------
 
-    def _requests(self, *statuses):
-        return list(
-            PendingAction.objects.filter(
-                business=self.world.business, status__in=statuses
-            ).order_by("requested_at", "pk")
-        )
+    def _requests(self, *states):
+        """The calls that waited for staff, in the inbox's words."""
+        return [
+            call
+            for call in ToolCallLog.objects.filter(
+                business=self.world.business, expires_at__isnull=False
+            ).order_by("created_at", "pk")
+            if request_state(call.status) in states
+        ]
 
     @precondition(lambda self: self._requests("pending"))
     @rule(data=st.data(), approve=st.booleans())
@@ -163,13 +167,10 @@ class CallLife(RuleBasedStateMachine):
         """A delivery claims the call to run it, and its worker dies at once."""
         action = data.draw(st.sampled_from(self._requests("approved")))
         now = timezone.now()
-        PendingAction.objects.filter(pk=action.pk, status="approved").update(
-            status="executing", started_at=now
-        )
-        ToolCallLog.objects.filter(pk=action.tool_call_id, status="approved").update(
+        ToolCallLog.objects.filter(pk=action.pk, status="approved").update(
             status="executing", lease_until=now + execution_lease()
         )
-        ToolCallEvent.objects.create(call_id=action.tool_call_id, kind="executing")
+        ToolCallEvent.objects.create(call_id=action.pk, kind="executing")
 
     @rule(lease_passed=st.booleans())
     def sweep(self, lease_passed):
@@ -209,8 +210,8 @@ class CallLife(RuleBasedStateMachine):
         ):
             assert call.verification == "verified"
         for action in self._requests("succeeded"):
-            assert action.tool_call.verification == "verified"
-            assert action.tool_call.status == "ok"
+            assert action.verification == "verified"
+            assert action.status == "ok"
 
     @invariant()
     def every_unknown_has_one_handoff(self):
@@ -224,33 +225,30 @@ class CallLife(RuleBasedStateMachine):
 
     @invariant()
     def every_decision_once(self):
-        for action in PendingAction.objects.filter(business=self.world.business):
-            decisions = PendingActionEvent.objects.filter(
-                action=action, kind__in=DECISIONS
-            ).count()
-            on_the_call = ToolCallEvent.objects.filter(
-                call=action.tool_call_id, kind__in=DECISIONS
-            )
-            if action.status == "pending":
-                assert decisions == 0
+        for action in ToolCallLog.objects.filter(
+            business=self.world.business, expires_at__isnull=False
+        ):
+            decisions = Decision.objects.filter(call=action)
+            on_the_call = ToolCallEvent.objects.filter(call=action, kind__in=DECISIONS)
+            if action.status == "pending_approval":
+                assert decisions.count() == 0
                 assert on_the_call.count() == 0
-            else:
-                assert decisions == 1, action.status
-                assert on_the_call.count() == 1
-            # The request and its call say the same.
-            call = action.tool_call
-            expected = {
-                "pending": "pending_approval",
-                "approved": "approved",
-                "rejected": "rejected",
-                "expired": "expired",
-                "superseded": "superseded",
-                "executing": "executing",
-                "succeeded": "ok",
-                "unknown": "unknown_outcome",
-            }.get(action.status)
-            if expected is not None:
-                assert call.status == expected, (action.status, call.status)
+                continue
+            assert decisions.count() == 1, action.status
+            assert on_the_call.count() == 1, action.status
+            # The decision, its event and the call's state say the same: a
+            # call past its decision is the one approved (executing or ended).
+            [decision] = decisions
+            assert on_the_call.get().kind == decision.kind
+            expected = (
+                action.status
+                if action.status in ("rejected", "expired", "superseded")
+                else "approved"
+            )
+            assert decision.kind == expected, (decision.kind, action.status)
+            assert (decision.kind == "superseded") == (
+                decision.corrected_to_id is not None
+            )
 
 
 def test_a_calls_life_keeps_the_rules(monkeypatch):

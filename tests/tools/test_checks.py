@@ -7,7 +7,6 @@ from __future__ import annotations
 import pytest
 from django.utils import translation
 
-from approvals.models import PendingAction
 from approvals.services import (
     pending_action_approve,
     pending_action_execute,
@@ -33,6 +32,11 @@ from tools.specs import PUBLISHED
 pytestmark = pytest.mark.django_db
 
 
+def requests():
+    """The calls that waited for staff (the requests)."""
+    return ToolCallLog.objects.filter(expires_at__isnull=False)
+
+
 def freeze(world, start, end, **kwargs):
     return world.call(
         "freeze_membership",
@@ -46,7 +50,7 @@ def rows(world):
     """What a refused request must leave as it was."""
     membership = Membership.objects.get(member=world.member)
     return (
-        PendingAction.objects.count(),
+        requests().count(),
         MembershipFreeze.objects.count(),
         membership.ends_on,
         Booking.objects.count(),
@@ -88,9 +92,7 @@ def test_a_request_overlapping_a_freeze_made_since_is_refused(world):
     """The check reads the member's state now: a freeze approved and made earlier
     makes an overlapping request impossible."""
     staff = StaffRoleFactory(business=world.business, role="staff").user
-    first = PendingAction.objects.get(
-        pk=freeze(world, 10, 19).payload["pending_action"]
-    )
+    first = ToolCallLog.objects.get(pk=freeze(world, 10, 19).payload["pending_action"])
     pending_action_approve(action_id=first.pk, user=staff)
     assert pending_action_execute(action_id=first.pk) == "succeeded"
     before = rows(world)
@@ -139,7 +141,7 @@ def test_a_freeze_beside_a_waiting_one_is_queued(world, member, start, end):
     )
 
     assert result.status == "pending_approval"
-    assert PendingAction.objects.filter(status="pending").count() == 2
+    assert requests().filter(status="pending_approval").count() == 2
 
 
 def test_the_membership_read_names_the_freezes_waiting_for_staff(world):
@@ -169,16 +171,14 @@ def test_the_same_request_again_is_a_duplicate_not_an_overlap(world):
 
     assert again.status == "duplicate"
     assert again.payload["first"]["pending_action"] == first.payload["pending_action"]
-    assert PendingAction.objects.count() == 1
+    assert requests().count() == 1
 
 
 @pytest.mark.parametrize("decision", ["rejected", "expired", "approved"])
 def test_a_request_decided_against_no_longer_blocks_its_days(world, decision):
     """Rejected or expired, a freeze will not be made: its days are free again.
     Approved, it is about to be made, and still blocks them."""
-    first = PendingAction.objects.get(
-        pk=freeze(world, 10, 19).payload["pending_action"]
-    )
+    first = ToolCallLog.objects.get(pk=freeze(world, 10, 19).payload["pending_action"])
     if decision == "approved":
         pending_action_approve(action_id=first.pk, user=staff_of(world))
     elif decision == "rejected":
@@ -285,7 +285,7 @@ def test_a_fault_meant_for_the_write_is_kept_for_it_not_spent_on_the_check(world
     with inject_fault("memberships", Fault.STORAGE_FAILURE, times=1):
         result = freeze(world, 10, 19)
         assert result.status == "pending_approval"
-        action = PendingAction.objects.get()
+        action = requests().get()
         pending_action_approve(action_id=action.pk, user=staff)
         assert pending_action_execute(action_id=action.pk) == "failed"
 
@@ -313,7 +313,7 @@ def test_a_refund_is_checked_against_what_is_left_and_nothing_is_refunded(
         assert result.payload["errors"] == [
             "At most 12.5 EUR of this payment can still be refunded."
         ]
-    assert PendingAction.objects.count() == waiting
+    assert requests().count() == waiting
     assert stripe.refund_posts() == []
 
 
@@ -339,12 +339,12 @@ def test_a_refund_is_checked_against_what_waits_for_staff(world, stripe):
         "At most 2.5 EUR of this payment can still be refunded: refunds of 10 EUR "
         "more are waiting for the staff's approval."
     ]
-    assert PendingAction.objects.count() == 1
+    assert requests().count() == 1
     assert refund(towel, 2.5, "call-3").status == "pending_approval"
     assert refund(world.ids["payment_id:monthly_fee"], 40, "call-4").status == (
         "pending_approval"
     )
-    assert PendingAction.objects.count() == 3
+    assert requests().count() == 3
     assert stripe.refund_posts() == []
 
 

@@ -10,7 +10,6 @@ from decimal import Decimal
 import pytest
 from django.apps import apps
 
-from approvals.models import PendingAction
 from gymnasia.classes.models import Booking
 from gymnasia.memberships.models import MembershipFreeze
 from gymnasia.nutrition.models import MealEntry
@@ -465,10 +464,11 @@ def test_a_gated_write_is_queued_and_not_done(world):
     )
     assert result.status == "pending_approval"
     assert result.payload["verification"] == "not_applied"
-    pending = PendingAction.objects.get()
+    pending = ToolCallLog.objects.get(expires_at__isnull=False)
     assert str(pending.pk) == result.payload["pending_action"]
     assert pending.arguments == {"start": world.day(10), "end": world.day(19)}
-    assert pending.tool_call.gated
+    assert pending.gated
+    assert pending.status == "pending_approval"
     assert MembershipFreeze.objects.count() == 0
 
 
@@ -476,7 +476,7 @@ def test_a_gated_write_with_invalid_arguments_is_not_queued(world):
     offered = {"freeze_membership": "gated"}
     result = world.call("freeze_membership", {"start": world.day(10)}, offered=offered)
     assert result.status == "invalid_arguments"
-    assert PendingAction.objects.count() == 0
+    assert ToolCallLog.objects.filter(expires_at__isnull=False).count() == 0
 
 
 # The verification log.

@@ -9,7 +9,6 @@ import pytest
 import time_machine
 from django.db import connection
 
-from approvals.models import PendingAction
 from approvals.services import pending_action_approve, pending_action_execute
 from gymnasia.classes.models import Booking
 from gymnasia.nutrition.models import MealEntry
@@ -192,7 +191,7 @@ def test_a_repeat_of_an_approved_request_done_since_is_a_duplicate(world, tool):
         "first": executed.result,
         "verification": "verified",
     }
-    assert PendingAction.objects.count() == 1
+    assert ToolCallLog.objects.filter(expires_at__isnull=False).count() == 1
 
 
 def test_a_repeat_of_a_waiting_request_is_a_duplicate_while_its_service_is_down(
@@ -208,7 +207,7 @@ def test_a_repeat_of_a_waiting_request_is_a_duplicate_while_its_service_is_down(
         )
 
     assert again.status == "duplicate"
-    assert PendingAction.objects.count() == 1
+    assert ToolCallLog.objects.filter(expires_at__isnull=False).count() == 1
 
 
 def test_reads_are_not_deduplicated(world):
