@@ -1,29 +1,32 @@
-"""Database work of async code, run in a thread and let go of at once.
+"""Database work of async code, in a thread, through Django's ``sync_to_async``.
 
-A turn waits seconds for the model. Its database work runs in a small pool of
-threads shared by every request of the process, each thread keeping its own
-connection: a new thread and connection per request cost a turn more CPU than its
-queries did, and a turn that outlives its request (a streaming client went away)
-must still be able to store its reply. ``db_call`` gives a pooled PostgreSQL
-connection back after each piece of work, so a turn waiting for its provider holds
-none. (SQLite connections cost nothing to hold and are kept.)
+A turn waits seconds for the model. Its database work runs in a pool of four
+threads (``thread_sensitive=False``: turns do not queue behind one thread), and a
+pooled PostgreSQL connection is given back after each piece of work, so a turn
+waiting for its provider holds none (SQLite connections cost nothing to hold and
+are kept). Those threads serve no request of their own, so Django's start of a
+request never resets their query log: with ``DEBUG`` on, each piece of work
+resets it itself, or a running server would keep thousands of queries a thread.
+
+Four threads, not the event loop's default pool (six on two cores): on
+2026-12-03, ``tests/bench/bench_turns.py`` (200 concurrent turns, PostgreSQL,
+alternated with the hand-made hand-off this replaced) took 2.45-2.90 s with the
+default pool against 2.40-2.57 s, and 2.40-2.63 s against 2.36-2.57 s with four.
 
 Code driven from a sync thread through ``async_to_sync`` (Django's test client, a
-Celery task) keeps its database work on that thread: it holds the connection, and
-with it any transaction in progress.
+Celery task) keeps its database work on that thread (``thread_sensitive=True``): it
+holds the connection, and with it any transaction in progress.
 """
 
 from __future__ import annotations
 
-import asyncio
-import contextvars
 import functools
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, NamedTuple, ParamSpec, TypeVar
 
 from asgiref.sync import AsyncToSync, sync_to_async
-from django.db import connection, connections
+from django.db import connection, connections, reset_queries
 from django.db.backends.base.base import BaseDatabaseWrapper
 from django.db.models import Field, Model
 from psycopg import sql
@@ -50,52 +53,27 @@ def _under_a_sync_thread() -> bool:
 
 
 async def db_call(function: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
+    """``function(*args, **kwargs)``, run as the module's docstring says."""
     if _under_a_sync_thread():
         return await sync_to_async(_released(function))(*args, **kwargs)
-    # What ``sync_to_async(thread_sensitive=False)`` does for us (the caller's
-    # context, the active language included, in the thread), without the rest of
-    # its machinery: about half the cost of a hand-off, and a tool call makes one.
-    # The answer is handed back before the connection is: the caller goes on
-    # while the thread returns it to the pool.
-    loop = asyncio.get_running_loop()
-    answer: asyncio.Future[T] = loop.create_future()
-    context = contextvars.copy_context()
-
-    def work() -> None:
-        try:
-            result = context.run(function, *args, **kwargs)
-        except BaseException as error:
-            loop.call_soon_threadsafe(_settle, answer, None, error)
-        else:
-            loop.call_soon_threadsafe(_settle, answer, result, None)
-        finally:
-            context.run(release_connection)
-
-    _threads.submit(work)
-    return await answer
+    return await sync_to_async(
+        _released(function, own_thread=True), thread_sensitive=False, executor=_threads
+    )(*args, **kwargs)
 
 
-def _released(function: Callable[P, T]) -> Callable[P, T]:
-    """``function``, giving its connection back to the pool when it is done."""
+def _released(function: Callable[P, T], own_thread: bool = False) -> Callable[P, T]:
+    """``function``, giving its connection back to the pool when it is done (and
+    on a thread of no request's, forgetting the queries it logged)."""
 
     def work(*args: P.args, **kwargs: P.kwargs) -> T:
         try:
             return function(*args, **kwargs)
         finally:
             release_connection()
+            if own_thread:
+                reset_queries()
 
     return work
-
-
-def _settle(
-    answer: asyncio.Future[T], result: T | None, error: BaseException | None
-) -> None:
-    if answer.cancelled():
-        return
-    if error is not None:
-        answer.set_exception(error)
-    else:
-        answer.set_result(result)  # type: ignore[arg-type]
 
 
 def rows_insert_linked(
@@ -108,7 +86,12 @@ def rows_insert_linked(
 ) -> None:
     """Insert new ``parents`` (rows of one table, which the database gives their
     keys) and ``children`` (rows of another) in one statement, which PostgreSQL
-    applies whole or not at all: one round trip. Each child's field ``link`` is
+    applies whole or not at all: one round trip. (Measured on 2026-12-03 with
+    ``tests/bench/bench_tool_calls.py``: the ORM's way, the lock's statement and
+    two ``bulk_create`` in a transaction, cost a call's rows 0.37-0.39 ms instead
+    of 0.17-0.19 ms, and took a one-call turn's calls from 0.36-0.43 to 0.45-0.50
+    of the best reference harness's cost, at the edge of the half it must stay
+    under.) Each child's field ``link`` is
     set to the key of its row in ``parent_of``, one of ``parents`` or a row
     already stored. The parents get their keys in their order (the order the
     database inserts them in, as Django's own bulk insert takes for granted).

@@ -268,14 +268,7 @@ def pending_actions_sweep(*, now: datetime.datetime | None = None) -> dict[str, 
     for call in handed_over:
         if call.expires_at is None:  # a turn's write: no decision to tell by
             interrupted += 1
-            conversation_outcome_post(
-                conversation_key=call.conversation_key,
-                action_id=str(call.pk),
-                tool_name=call.tool_name,
-                title=TOOL_TITLES.get(call.tool_name, call.tool_name),
-                arguments=dict(call.arguments or {}),
-                status=INTERRUPTED,
-            )
+            _tell_member(call, INTERRUPTED)
     untold = Decision.objects.filter(
         kind=Decision.Kind.APPROVED, told_at__isnull=True
     ).exclude(call__status__in=RUNNING)

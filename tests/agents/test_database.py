@@ -86,3 +86,22 @@ def test_on_postgresql_the_connection_goes_back_to_the_pool_after_the_work():
     while in_use() != before and time.monotonic() < deadline:
         time.sleep(0.01)
     assert in_use() == before
+
+
+def test_with_debug_on_the_database_threads_keep_no_query_log(settings):
+    """Django empties a request's query log when the next request starts, on the
+    request's own thread; the database threads serve none, so their work empties
+    it (with ``DEBUG`` on, as ``make run`` runs, it grew with every turn)."""
+    settings.DEBUG = True
+
+    def work() -> int:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT 1")
+        return len(connection.queries_log)
+
+    async def main() -> list[int]:
+        return [await db_call(work) for _ in range(40)]
+
+    logged = asyncio.run(main())
+
+    assert logged == [1] * 40  # each piece of work sees its own query alone
