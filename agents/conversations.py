@@ -17,7 +17,7 @@ from agents.database import rows_insert_linked
 from agents.models import Agent, Conversation, Message
 from agents.providers.base import AssistantStep, HistoryItem, ToolResults, UserText
 from gymnasia.gyms.models import Member
-from tools.execution import surely_over_after
+from tools.calls import surely_over_after
 from tools.models import ToolCallLog
 from tools.registry import published_registry
 from tools.types import (

@@ -4,7 +4,7 @@ A request is a call waiting on its own row; a decision is a compare-and-set of
 the call's state (``tools.calls``), recorded as a ``Decision`` in the same
 transaction, so two people clicking at once, an approval racing a rejection, or a
 decision racing the expiry sweep end with exactly one decision. An approved call
-runs in a Celery task that resumes it (``tool_call_resume``): the call claims its
+runs in a Celery task that resumes it (``dispatch_approved``): the call claims its
 execution with a lease, and a delivery that finds it running or done does nothing
 more. Only a lease that passed with no outcome (the worker is gone) makes it
 *unknown*, handed to a person, never run twice (R6, R9). The member is told the
@@ -32,11 +32,10 @@ from gymnasia.gyms.models import StaffRole
 from gymnasia.text import text_checked_storable
 from tools.calls import (
     tool_call_correct,
-    tool_call_correction_checked,
     tool_call_decide,
-    tool_call_resume,
     tool_calls_abandoned_hand_over,
 )
+from tools.dispatcher import correction_checked, dispatch_approved
 from tools.models import ToolCallLog
 from tools.presentation import TOOL_TITLES
 from tools.types import PENDING_APPROVAL
@@ -166,7 +165,7 @@ def pending_action_correct(
     runs. Returns the new request.
     """
     call = pending_action_for_staff(action_id=action_id, user=user)
-    corrected = tool_call_correction_checked(call=call, arguments=arguments)
+    corrected = correction_checked(call=call, arguments=arguments)
     before = call.arguments or {}
     difference = {
         key: [before.get(key), corrected.get(key)]
@@ -224,7 +223,7 @@ def pending_action_execute(*, action_id: Any) -> str:
     """Run an approved request: the call resumes where it paused (execute, verify,
     hand off), once whatever the deliveries; the task's body. Returns the
     request's state as the inbox names it."""
-    result = tool_call_resume(call_id=action_id)
+    result = dispatch_approved(call_id=action_id)
     call = ToolCallLog.objects.filter(pk=action_id).first()
     if call is None:
         return "missing"

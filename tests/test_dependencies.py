@@ -10,7 +10,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 #: The parts of ``tools`` that are the call's path itself, not its services.
-TOOLS_INTERNALS = {"tools.dispatcher", "tools.execution", "tools.canonical"}
+TOOLS_INTERNALS = {"tools.execution", "tools.canonical"}
+#: What the dispatcher offers ``approvals``: its public steps of a request (the
+#: check of a correction, the run of an approved call), none of its insides.
+DISPATCHER_SERVICES = {"correction_checked", "dispatch_approved"}
 
 
 def _imports(package: str) -> dict[str, set[str]]:
@@ -39,12 +42,23 @@ def test_tools_imports_neither_approvals_nor_agents():
     assert {m: n for m, n in offending.items() if n} == {}
 
 
+def _names_from(package: str, module: str) -> set[str]:
+    """The names the modules of ``package`` import from ``module``."""
+    names = set()
+    for path in (ROOT / package).rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.module == module:
+                names.update(alias.name for alias in node.names)
+    return names
+
+
 def test_approvals_uses_the_services_and_models_of_tools_not_its_internals():
     offending = {
         module: sorted(names & TOOLS_INTERNALS)
         for module, names in _imports("approvals").items()
     }
     assert {m: n for m, n in offending.items() if n} == {}
+    assert _names_from("approvals", "tools.dispatcher") <= DISPATCHER_SERVICES
     used = set().union(*_imports("approvals").values())
     assert "tools.calls" in used  # the decisions go through the call's life
 

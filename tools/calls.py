@@ -1,57 +1,70 @@
-"""A tool call's life after it was proposed: every change of its state.
+"""A tool call's life: every change of its state.
 
 A call is one durable run (DESIGN.md, "A tool call's life, and an approval"). Its
 row (``ToolCallLog``) carries its state, and every change below is a
-compare-and-set on that row, with an event (``ToolCallEvent``: who, when, why)::
+compare-and-set on that row, with an event (``ToolCallEvent``: who, when, why)
+for each change after the call was proposed::
 
-    pending_approval ─► approved ─► executing ─► its result (ok, failed, …)
-                     ─► rejected | expired | superseded (by a staff correction)
+    proposed ─► claimed (executing, a lease) ─► its result (ok, failed, …) (record)
+             ─► refused | invalid | duplicate, or a read's result       (record)
+    claimed ─► pending_approval (record) ─► approved ─► executing ─► its result
+                                         ─► rejected | expired | superseded
     executing ─► unknown_outcome, handed to staff, once its lease has passed (R9)
 
-What the call was proposed with (business, member, conversation, tool, arguments)
-is read from its row by every later step; nothing is rebuilt or made up. An
-approved call resumes through the dispatcher's own remaining steps
-(``tools.execution.execute_and_verify``: execute, verify, hand off), on its own
-row, so its result there is the action's result as it stands now (R7).
-
-``approvals`` decides; it calls these services and reads these models only.
+The dispatcher decides which (``tools.dispatcher``: R2, R4, R7, the owner's
+mode); ``tools.execution`` runs a claimed call and records what it found. What the
+call was proposed with (business, member, conversation, tool, arguments, the
+expiry and the owner's limit of a request) is read from its row by every later
+step; nothing is rebuilt or made up. ``approvals`` decides requests with these
+services and reads these models.
 """
 
 from __future__ import annotations
 
 import datetime
+import time
 from typing import Any
 
+from django.conf import settings
 from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
-from django.utils.translation import gettext as _
 
-from gymnasia.errors import InvalidValue, NotFound
-from tools.canonical import action_key, canonical_arguments
-from tools.dispatcher import amount_of, over_the_limit, parse_arguments
-from tools.execution import (
-    CallContext,
-    Trace,
-    execute_and_verify,
-    finish_call,
-    surely_over_after,
-    write_checked,
-)
-from tools.integrations.errors import IntegrationError
-from tools.models import Handoff, ToolCallEvent, ToolCallLog
-from tools.registry import published_registry
-from tools.selection import ToolPolicy
+from tools.canonical import action_key
+from tools.models import ActionLock, Handoff, ToolCallEvent, ToolCallLog
 from tools.services import handoff_create, unknown_outcome_result
 from tools.types import (
-    FAILED,
+    DUPLICATE,
     NOT_APPLIED,
+    OK,
     PENDING_APPROVAL,
     UNKNOWN_OUTCOME,
     UNVERIFIABLE,
-    ToolCall,
-    ToolResult,
 )
+
+#: Attempts of one call at most (R6: a write is tried again only when it
+#: provably never arrived).
+MAX_ATTEMPTS = 3
+#: How long the same action in a conversation counts as already done (R7).
+DUPLICATE_WINDOW = datetime.timedelta(minutes=10)
+#: Earlier calls that block a repeat: something may have happened, or may still
+#: (R7). A request staff rejected, or that expired or was corrected, does not.
+BLOCKING_STATUSES = (
+    OK,
+    PENDING_APPROVAL,
+    ToolCallLog.APPROVED,
+    UNKNOWN_OUTCOME,
+    ToolCallLog.EXECUTING,
+)
+
+
+def surely_over_after() -> datetime.timedelta:
+    """How long after a call was claimed nothing of it can still be running: each
+    attempt stops at the execution timeout, with a margin past the last one."""
+    return datetime.timedelta(
+        seconds=MAX_ATTEMPTS * settings.TOOLS_EXECUTION_TIMEOUT + 60
+    )
+
 
 #: What staff decide of a call that waits for them; ``expired`` is the sweep's.
 DECISIONS = (
@@ -69,6 +82,86 @@ def tool_call_event(
     ToolCallEvent.objects.create(
         call_id=call_id, kind=kind, actor=actor, parameters=parameters
     )
+
+
+def tool_call_claim(log: ToolCallLog, again_for: str = "") -> ToolCallLog | None:
+    """Record this write as executing, unless an earlier call of the same action
+    blocks it; then return that earlier call (waiting while it is still running).
+    A call with ``again`` (``again_for``: the member's message) is a new action
+    even so, once per message (R7)."""
+    wait_until = time.monotonic() + settings.TOOLS_EXECUTION_TIMEOUT + 5
+    while True:
+        with transaction.atomic():
+            ActionLock.objects.bulk_create(
+                [ActionLock(key=log.action_key, touched_at=timezone.now())],
+                update_conflicts=True,
+                unique_fields=["key"],
+                update_fields=["touched_at"],
+            )
+            first = (
+                ToolCallLog.objects.filter(
+                    action_key=log.action_key,
+                    created_at__gte=timezone.now() - DUPLICATE_WINDOW,
+                )
+                .filter(Q(status__in=BLOCKING_STATUSES) | Q(verification=UNVERIFIABLE))
+                # A duplicate did nothing, whatever its first's verification says.
+                .exclude(status=DUPLICATE)
+                .order_by("created_at")
+                .first()
+            )
+            if first is not None and again_for:
+                honoured = ToolCallLog.objects.filter(
+                    action_key=log.action_key, again_for=again_for
+                ).exists()
+                if not honoured:
+                    log.again_for, first = again_for, None
+            if first is None:
+                log.status = ToolCallLog.EXECUTING
+                log.lease_until = timezone.now() + surely_over_after()
+                log.save(force_insert=True)
+                return None
+        if first.status != ToolCallLog.EXECUTING or time.monotonic() > wait_until:
+            return first
+        time.sleep(0.05)
+
+
+FINAL_FIELDS = [
+    "status",
+    "verification",
+    "result",
+    "steps",
+    "finished_at",
+    "duration_ms",
+    "attempts",
+    "gated",
+    "expires_at",
+    "max_amount",
+]
+
+
+def tool_call_record(
+    log: ToolCallLog, unstored: list[ToolCallLog] | None = None
+) -> bool:
+    """Write the call's row of the verification log (one statement): an update of
+    a row stored as it was claimed, while it is still executing (False when it
+    is not any more), else its insert, unless the caller keeps unstored rows to
+    write them itself (``unstored``: the turn writes them with its step)."""
+    if not log._state.adding:
+        fields = {name: getattr(log, name) for name in FINAL_FIELDS}
+        running = ToolCallLog.objects.filter(pk=log.pk, status=ToolCallLog.EXECUTING)
+        return bool(running.update(**fields))
+    if unstored is not None:
+        unstored.append(log)
+    else:
+        log.save(force_insert=True)
+    return True
+
+
+def tool_call_late(*, log: ToolCallLog, found: dict[str, Any]) -> None:
+    """An execution that ended after its lease: ``log`` becomes the row as
+    recorded, and what the execution found joins the call's trail."""
+    log.refresh_from_db()
+    tool_call_event(log.pk, "late_result", result=found)
 
 
 def tool_call_decide(
@@ -99,45 +192,6 @@ def tool_call_decide(
             details = {"reason": reason} if reason else {}
             tool_call_event(call_id, to, actor=actor, **details)
     return bool(changed)
-
-
-def tool_call_correction_checked(
-    *, call: ToolCallLog, arguments: dict[str, Any]
-) -> dict[str, Any]:
-    """Arguments staff give a waiting call in place of the member's, checked as the
-    member's were (R4: the schema, the owner's maximum when it was proposed, the
-    tool's own checks); raises ``InvalidValue`` saying why not."""
-    max_amount = call.max_amount
-    tool = published_registry().get(call.tool_name)
-    if tool is None:
-        raise NotFound(_("No such pending action."))
-    corrected, errors = parse_arguments(tool, arguments)
-    if corrected is None:
-        raise InvalidValue("; ".join(errors))
-    if canonical_arguments(corrected) == canonical_arguments(call.arguments or {}):
-        raise InvalidValue(_("The corrected request is the same as the original."))
-    if over_the_limit(amount_of(tool, corrected), max_amount):
-        raise InvalidValue(
-            _("The amount is above this gym's limit of %(limit)s.")
-            % {"limit": max_amount}
-        )
-    try:
-        write_checked(
-            tool,
-            corrected,
-            business=call.business,
-            member=call.member,
-            conversation_key=call.conversation_key,
-            action_id=call.pk,
-            action_key=call.action_key,  # the request corrected
-        )
-    except NotFound as error:
-        raise InvalidValue(str(error)) from None
-    except IntegrationError:
-        raise InvalidValue(
-            _("The corrected request cannot be checked right now; try again.")
-        ) from None
-    return corrected
 
 
 def tool_call_correct(
@@ -185,16 +239,10 @@ def tool_call_correct(
     return new
 
 
-def execution_lease() -> datetime.timedelta:
-    """How long an execution may hold its call before its worker is taken to be
-    gone: every attempt's timeout, with a margin."""
-    return surely_over_after()
-
-
-def tool_call_resume(*, call_id: Any) -> ToolResult | None:
-    """Run an approved call: claim it (approved → executing, with a lease), then
-    the dispatcher's remaining steps on its own row. None when it is not approved
-    any more: running or done by another delivery, which is left as it is."""
+def tool_call_start_approved(*, call_id: Any) -> bool:
+    """An approved call claimed to run (approved → executing, under a lease);
+    False when it is not approved any more: running or done by another
+    delivery, which is left as it is."""
     now = timezone.now()
     with transaction.atomic():
         claimed = ToolCallLog.objects.filter(
@@ -202,40 +250,13 @@ def tool_call_resume(*, call_id: Any) -> ToolResult | None:
         ).update(status=ToolCallLog.EXECUTING, lease_until=now + execution_lease())
         if claimed:
             tool_call_event(call_id, ToolCallLog.EXECUTING)
-    if not claimed:
-        return None
-    call = ToolCallLog.objects.select_related("business", "member").get(pk=call_id)
-    tool = published_registry().get(call.tool_name)
-    context = CallContext(
-        business=call.business,
-        member=call.member,
-        conversation_key=call.conversation_key,
-        message_key=call.message_key,
-        offered={call.tool_name: ToolPolicy(mode="gated")},
-    )
-    trace = Trace()
-    trace.steps = [*call.steps, {"step": "approved", "ms": 0}]
-    proposed = ToolCall(
-        id=call.provider_call_id, name=call.tool_name, arguments=call.arguments or {}
-    )
-    if tool is None:  # unpublished since it was asked: nothing can run it
-        payload = {"message": "This tool is not available any more; nothing was done."}
-        return finish_call(
-            context,
-            call,
-            trace,
-            proposed,
-            FAILED,
-            {**payload, "verification": NOT_APPLIED},
-        )
-    return execute_and_verify(
-        tool=tool,
-        arguments=dict(call.arguments or {}),
-        log=call,
-        context=context,
-        trace=trace,
-        call=proposed,
-    )
+    return bool(claimed)
+
+
+def execution_lease() -> datetime.timedelta:
+    """How long an execution may hold its call before its worker is taken to be
+    gone: every attempt's timeout, with a margin."""
+    return surely_over_after()
 
 
 def tool_calls_abandoned_hand_over(*, now: datetime.datetime) -> list[ToolCallLog]:

@@ -23,59 +23,48 @@ and the check of step 5, are ``tools.execution``'s.
 
 from __future__ import annotations
 
-import datetime
 import json
 import math
-import time
 from collections.abc import Mapping
 from decimal import Decimal
 from typing import Any
 
-from django.conf import settings
-from django.db import transaction
-from django.db.models import Q
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
+from gymnasia.errors import InvalidValue, NotFound
 from gymnasia.text import storable_text, text_storable
-from tools.canonical import action_key
+from tools.calls import tool_call_claim, tool_call_start_approved
+from tools.canonical import action_key, canonical_arguments
 from tools.execution import (
     CallContext,
     Trace,
     checked_before_approval,
     execute_and_verify,
     finish_call,
-    surely_over_after,
+    write_checked,
 )
-from tools.models import ActionLock, ToolCallLog
-from tools.registry import Tool
+from tools.integrations.errors import IntegrationError
+from tools.models import ToolCallLog
+from tools.registry import Tool, published_registry
+from tools.selection import ToolPolicy
 from tools.types import (
     DUPLICATE,
+    FAILED,
     INVALID_ARGUMENTS,
     NOT_APPLIED,
-    OK,
     PENDING_APPROVAL,
-    UNKNOWN_OUTCOME,
     UNKNOWN_TOOL,
     UNVERIFIABLE,
     ToolCall,
     ToolResult,
 )
 
-DUPLICATE_WINDOW = datetime.timedelta(minutes=10)
 MAX_RAW_ARGUMENTS = 20_000
 #: Objects and lists within each other in a call's arguments, at the most.
 MAX_DEPTH = 16
 TOO_DEEP = f"The arguments nest objects and lists more than {MAX_DEPTH} deep."
 UNSTORABLE = "Text in the arguments cannot hold NUL characters or lone surrogates."
-#: Earlier calls that block a repeat: something may have happened, or may still
-#: (R7). A request staff rejected, or that expired or was corrected, does not.
-BLOCKING_STATUSES = (
-    OK,
-    PENDING_APPROVAL,
-    ToolCallLog.APPROVED,
-    UNKNOWN_OUTCOME,
-    ToolCallLog.EXECUTING,
-)
 AGAIN = "again"
 
 
@@ -143,7 +132,7 @@ def dispatch_tool_call(call: ToolCall, context: CallContext) -> ToolResult:
     # The duplicate is decided first: a repeat of a request already made (and
     # maybe approved and done since) is that request, not a new one to check.
     again_for = (context.turn_key or context.conversation_key) if again else ""
-    first = _claim_action(log, again_for)
+    first = tool_call_claim(log, again_for)
     if first is not None:
         trace.step("duplicate", first=str(first.pk))
         log.duplicate_of = first
@@ -265,47 +254,6 @@ AGAIN_POSSIBLE = (
 )
 
 
-def _claim_action(log: ToolCallLog, again_for: str = "") -> ToolCallLog | None:
-    """Record this write as executing, unless an earlier call of the same action
-    blocks it; then return that earlier call (waiting while it is still running).
-    A call with ``again`` (``again_for``: the member's message) is a new action
-    even so, once per message (R7)."""
-    wait_until = time.monotonic() + settings.TOOLS_EXECUTION_TIMEOUT + 5
-    while True:
-        with transaction.atomic():
-            ActionLock.objects.bulk_create(
-                [ActionLock(key=log.action_key, touched_at=timezone.now())],
-                update_conflicts=True,
-                unique_fields=["key"],
-                update_fields=["touched_at"],
-            )
-            first = (
-                ToolCallLog.objects.filter(
-                    action_key=log.action_key,
-                    created_at__gte=timezone.now() - DUPLICATE_WINDOW,
-                )
-                .filter(Q(status__in=BLOCKING_STATUSES) | Q(verification=UNVERIFIABLE))
-                # A duplicate did nothing, whatever its first's verification says.
-                .exclude(status=DUPLICATE)
-                .order_by("created_at")
-                .first()
-            )
-            if first is not None and again_for:
-                honoured = ToolCallLog.objects.filter(
-                    action_key=log.action_key, again_for=again_for
-                ).exists()
-                if not honoured:
-                    log.again_for, first = again_for, None
-            if first is None:
-                log.status = ToolCallLog.EXECUTING
-                log.lease_until = timezone.now() + surely_over_after()
-                log.save(force_insert=True)
-                return None
-        if first.status != ToolCallLog.EXECUTING or time.monotonic() > wait_until:
-            return first
-        time.sleep(0.05)
-
-
 def _raw_text(arguments: str | Mapping[str, Any]) -> str:
     """The arguments as they came, for the log, with what no column takes replaced."""
     if isinstance(arguments, str):
@@ -317,3 +265,83 @@ def _raw_text(arguments: str | Mapping[str, Any]) -> str:
     except RecursionError:
         text = TOO_DEEP
     return storable_text(text[:MAX_RAW_ARGUMENTS])
+
+
+def correction_checked(
+    *, call: ToolCallLog, arguments: dict[str, Any]
+) -> dict[str, Any]:
+    """Arguments staff give a waiting call in place of the member's, checked as the
+    member's were (R4: the schema, the owner's maximum when it was proposed, the
+    tool's own checks); raises ``InvalidValue`` saying why not."""
+    max_amount = call.max_amount
+    tool = published_registry().get(call.tool_name)
+    if tool is None:
+        raise NotFound(_("No such pending action."))
+    corrected, errors = parse_arguments(tool, arguments)
+    if corrected is None:
+        raise InvalidValue("; ".join(errors))
+    if canonical_arguments(corrected) == canonical_arguments(call.arguments or {}):
+        raise InvalidValue(_("The corrected request is the same as the original."))
+    if over_the_limit(amount_of(tool, corrected), max_amount):
+        raise InvalidValue(
+            _("The amount is above this gym's limit of %(limit)s.")
+            % {"limit": max_amount}
+        )
+    try:
+        write_checked(
+            tool,
+            corrected,
+            business=call.business,
+            member=call.member,
+            conversation_key=call.conversation_key,
+            action_id=call.pk,
+            action_key=call.action_key,  # the request corrected
+        )
+    except NotFound as error:
+        raise InvalidValue(str(error)) from None
+    except IntegrationError:
+        raise InvalidValue(
+            _("The corrected request cannot be checked right now; try again.")
+        ) from None
+    return corrected
+
+
+def dispatch_approved(*, call_id: Any) -> ToolResult | None:
+    """Run an approved call, after its pause: claim it (approved → executing,
+    with a lease), then the remaining steps of a call (execute, verify, hand off:
+    ``execute_and_verify``) on its own row. None when it is not approved
+    any more: running or done by another delivery, which is left as it is."""
+    if not tool_call_start_approved(call_id=call_id):
+        return None
+    call = ToolCallLog.objects.select_related("business", "member").get(pk=call_id)
+    tool = published_registry().get(call.tool_name)
+    context = CallContext(
+        business=call.business,
+        member=call.member,
+        conversation_key=call.conversation_key,
+        message_key=call.message_key,
+        offered={call.tool_name: ToolPolicy(mode="gated")},
+    )
+    trace = Trace()
+    trace.steps = [*call.steps, {"step": "approved", "ms": 0}]
+    proposed = ToolCall(
+        id=call.provider_call_id, name=call.tool_name, arguments=call.arguments or {}
+    )
+    if tool is None:  # unpublished since it was asked: nothing can run it
+        payload = {"message": "This tool is not available any more; nothing was done."}
+        return finish_call(
+            context,
+            call,
+            trace,
+            proposed,
+            FAILED,
+            {**payload, "verification": NOT_APPLIED},
+        )
+    return execute_and_verify(
+        tool=tool,
+        arguments=dict(call.arguments or {}),
+        log=call,
+        context=context,
+        trace=trace,
+        call=proposed,
+    )

@@ -8,7 +8,6 @@ so does an approved action (``execute_and_verify``).
 
 from __future__ import annotations
 
-import datetime
 import functools
 import time
 import uuid
@@ -16,12 +15,12 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.conf import settings
 from django.db import transaction
 from django.utils import timezone, translation
 
 from gymnasia.errors import Conflict, InvalidValue, NotFound
 from gymnasia.gyms.models import Business, Member
+from tools.calls import MAX_ATTEMPTS, tool_call_late, tool_call_record
 from tools.integrations import client_for
 from tools.integrations.errors import (
     IntegrationFailed,
@@ -29,7 +28,7 @@ from tools.integrations.errors import (
     NotDelivered,
     OutcomeUnknown,
 )
-from tools.models import Handoff, ToolCallEvent, ToolCallLog
+from tools.models import Handoff, ToolCallLog
 from tools.registry import (
     HandlerContext,
     Tool,
@@ -57,16 +56,7 @@ from tools.types import (
 
 #: Results are written for the model, in one language whatever the member speaks.
 MODEL_LANGUAGE = "en"
-MAX_ATTEMPTS = 3
 RETRY_BACKOFF_SECONDS = (0.05, 0.2)
-
-
-def surely_over_after() -> datetime.timedelta:
-    """How long after a call was claimed nothing of it can still be running: each
-    attempt stops at the execution timeout, with a margin past the last one."""
-    return datetime.timedelta(
-        seconds=MAX_ATTEMPTS * settings.TOOLS_EXECUTION_TIMEOUT + 60
-    )
 
 
 ClientFactory = Callable[[str, Business], Any]
@@ -291,7 +281,7 @@ def finish_call(
     log.steps = trace.steps
     log.finished_at = timezone.now()
     log.duration_ms = trace.elapsed_ms()
-    if not _record(log, context):
+    if not tool_call_record(log, context.unstored_logs):
         # Too late: its lease passed and the sweep gave it to staff (R9). What
         # it found stays in the trail; the call's result is the recorded one.
         tool_call_late(log=log, found=result)
@@ -301,45 +291,6 @@ def finish_call(
         status=status,
         payload=result,
         is_error=status in ERROR_STATUSES,
-    )
-
-
-FINAL_FIELDS = [
-    "status",
-    "verification",
-    "result",
-    "steps",
-    "finished_at",
-    "duration_ms",
-    "attempts",
-    "gated",
-    "expires_at",
-    "max_amount",
-]
-
-
-def _record(log: ToolCallLog, context: CallContext) -> bool:
-    """Write the call's row of the verification log (one statement): an update of
-    a row stored as it was claimed, while it is still executing (False when it
-    is not any more), else its insert, unless the caller keeps unstored rows to
-    write them itself."""
-    if not log._state.adding:
-        fields = {name: getattr(log, name) for name in FINAL_FIELDS}
-        running = ToolCallLog.objects.filter(pk=log.pk, status=ToolCallLog.EXECUTING)
-        return bool(running.update(**fields))
-    if context.unstored_logs is not None:
-        context.unstored_logs.append(log)
-    else:
-        log.save(force_insert=True)
-    return True
-
-
-def tool_call_late(*, log: ToolCallLog, found: dict[str, Any]) -> None:
-    """An execution that ended after its lease: ``log`` becomes the row as
-    recorded, and what the execution found joins the call's trail."""
-    log.refresh_from_db()
-    ToolCallEvent.objects.create(
-        call_id=log.pk, kind="late_result", parameters={"result": found}
     )
 
 

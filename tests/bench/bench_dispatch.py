@@ -213,10 +213,10 @@ def run(database_url: str, calls: int) -> None:
     print(f"\n== {connection.vendor}, {calls} calls each")
     # 1. The dispatcher's own work: persistence switched off (the log row and the
     #    action claim replaced by no-ops, so no SQL runs at all).
-    record, claim = execution._record, dispatcher._claim_action
-    # (_record says whether the row was written: a no-op that wrote it.)
-    execution._record = lambda log, context: True  # type: ignore[assignment]
-    dispatcher._claim_action = lambda log, again_for="": setattr(  # type: ignore[assignment]
+    record, claim = execution.tool_call_record, dispatcher.tool_call_claim
+    # (tool_call_record says whether the row was written: a no-op that wrote it.)
+    execution.tool_call_record = lambda log, unstored=None: True  # type: ignore[assignment]
+    dispatcher.tool_call_claim = lambda log, again_for="": setattr(  # type: ignore[assignment]
         log._state, "adding", False
     )
     try:
@@ -229,7 +229,7 @@ def run(database_url: str, calls: int) -> None:
                 )
             )
     finally:
-        execution._record, dispatcher._claim_action = record, claim
+        execution.tool_call_record, dispatcher.tool_call_claim = record, claim
 
     # 2. End to end with the verification log written.
     for kind in ("read", "write"):

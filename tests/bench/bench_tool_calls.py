@@ -135,7 +135,7 @@ def run(database_url: str, repeats: int) -> None:
     clock = PartClock()
     turn._rows_store = clock.wrap("storage", turn._rows_store)  # type: ignore[method-assign]
     turn.message_add = clock.wrap("storage", turn.message_add)  # type: ignore[method-assign]
-    execution._record = clock.wrap("storage", execution._record)  # type: ignore[method-assign]
+    execution.tool_call_record = clock.wrap("storage", execution.tool_call_record)  # type: ignore[method-assign]
     NutritionClient.search_foods = clock.wrap("tool", NutritionClient.search_foods)  # type: ignore[method-assign]
     hand_off = turn.db_call
 

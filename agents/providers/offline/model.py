@@ -368,12 +368,17 @@ class OfflineProvider(
 
 
 def _as_if_answered_then(history: tuple[Any, ...]) -> tuple[Any, ...]:
-    """The history, read as the turn that asked would have read it had the result
-    come then, when it ends in a request staff reviewed: its call and result come
-    after the reply to her last message ("gracias", say, written while it waited),
-    and are what is to be told, not an answer to that message. The turn that
-    asked is the last whose call of that tool waited for approval (a step's
-    results follow it in the history)."""
+    """Which of the member's messages a result told later answers.
+
+    A request staff reviewed comes back as the last step of a real history, in
+    the order things happened (``agents.turn.turn_continue``): after the reply to
+    her last message ("gracias", say, written while it waited). A language model
+    reads that whole history and is told the last result is what to tell; this
+    scripted one answers one message at a time, so it reads the history as the
+    turn that asked would have, had the result come then: its call and result
+    after that turn's own steps. Nothing is stored this way. The turn that asked
+    is the last whose call of that tool waited for approval (a step's results
+    follow it in the history)."""
     if len(history) < 3 or not isinstance(history[-1], ToolResults):
         return history
     step, reply = history[-2], history[-3]
