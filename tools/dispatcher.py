@@ -320,7 +320,7 @@ def dispatch_approved(*, call_id: Any) -> ToolResult | None:
         member=call.member,
         conversation_key=call.conversation_key,
         message_key=call.message_key,
-        offered={call.tool_name: ToolPolicy(mode="gated")},
+        offered={call.tool_name: ToolPolicy(mode="gated", max_amount=call.max_amount)},
     )
     trace = Trace()
     trace.steps = [*call.steps, {"step": "approved", "ms": 0}]
