@@ -123,6 +123,8 @@ def test_a_first_request_carries_no_again(agent, language, said):
         ("es", "Apúntame 100 g de arroz blanco en la comida", "Apúntame otros 100 g"),
         ("es", "Apúntame 100 g de arroz blanco en la comida", "Otra vez"),
         ("es", "Apúntame 100 g de arroz blanco en la comida", "100 g más"),
+        ("es", "Apúntame 100 g de arroz blanco en la comida", "Sí, otra vez"),
+        ("es", "Apúntame 100 g de arroz blanco en la comida", "Repítelo"),
         (
             "es",
             "Apúntame 100 g de arroz blanco en la comida",
@@ -140,6 +142,8 @@ def test_a_first_request_carries_no_again(agent, language, said):
         ),
         ("en", "Add 100 g of white rice to my lunch", "The same again, please"),
         ("en", "Add 100 g of white rice to my lunch", "100 g more"),
+        ("en", "Add 100 g of white rice to my lunch", "Yes, again"),
+        ("en", "Add 100 g of white rice to my lunch", "Repeat it, please"),
         ("en", "Add 100 g of white rice to my lunch", "Can you add another 100 g?"),
     ],
 )
@@ -147,7 +151,8 @@ def test_the_same_food_asked_for_once_more_carries_again(agent, language, first,
     """ "Apúntame otros 100 g" right after 100 g of rice was logged was a food
     named "otros"; "otra vez" and "100 g más" were not understood at all; "add
     another 100 g of white rice" was the same call, which R7 answers as a
-    duplicate."""
+    duplicate. "Sí, otra vez" read "si" as a food, and "repítelo" was not
+    understood."""
     logged, again = talk(agent, first, then, language=language)
 
     assert again.logged == [{**logged.logged[0], "again": True}]

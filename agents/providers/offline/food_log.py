@@ -40,11 +40,12 @@ LOG_WORDS = re.compile(
 
 
 #: Words that ask to log the same once more ("apúntame otros 100 g", "otra vez",
-#: "100 g más", "another 100 g", "the same again", "100 g more"): the call then
+#: "repítelo", "100 g más", "another 100 g", "the same again", "100 g more",
+#: "repeat it"): the call then
 #: carries ``again`` (R7). No part of a food's name.
 AGAIN = re.compile(
     r"\b(?:otra vez|de nuevo|(?:(?:lo|the) )?(?:mismo|same)|otr[oa]s?|mas"
-    r"|another|again|(?:once )?more)\b"
+    r"|repitelo|repite|another|again|(?:once )?more|repeat(?: it| that)?)\b"
 )
 
 

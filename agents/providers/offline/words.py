@@ -118,6 +118,8 @@ STOPWORDS = set(
     "how many much carbs carbohydrates calories protein fat does do has have the a an "
     "of in per is are there what about which tell me give i want know and please "
     "s "
+    # A yes before the request ("sí, otra vez", "yes, again").
+    "si vale ok yes "
     # A request's polite start ("¿puedes quitar …?", "can you remove …?").
     "puedes podrias can could would will you "
     # Words that point back ("¿cuántas calorías es eso?"), never a food's name.
