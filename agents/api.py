@@ -31,7 +31,7 @@ from agents.conversations import (
     conversation_start,
     conversation_token,
     message_json,
-    messages_visible,
+    messages_page,
 )
 from agents.database import db_call
 from agents.embedding import (
@@ -52,6 +52,8 @@ BODY_REFUSED = (
 )
 MESSAGE_ID = re.compile(r"[0-9]{1,18}")
 MESSAGES_PER_MINUTE = 30  # per conversation; the interface promises at least 20
+READS_PER_MINUTE = 120  # reads of one conversation's messages (the widget polls)
+PAGE_DEFAULT, PAGE_MAX = 50, 100  # messages a read answers
 CONVERSATIONS_PER_MINUTE = 90  # started, per address; the interface promises 60
 STARTS_REFUSED_PER_MINUTE = 90  # refused starts (unknown agent, bad token), apart
 TOO_LONG = "The body is too long."
@@ -63,6 +65,13 @@ _running: set[asyncio.Task[Any]] = set()
 def error(status: int, code: str, detail: str) -> JsonResponse:
     response = JsonResponse({"error": code, "detail": detail}, status=status)
     response["Content-Language"] = "en"  # the detail is for developers, in English
+    return response
+
+
+def rate_limited(detail: str) -> JsonResponse:
+    """429, with ``Retry-After``: the seconds until the limits' minute ends."""
+    response = error(429, "rate_limited", detail)
+    response["Retry-After"] = str(60 - int(time.time()) % 60)
     return response
 
 
@@ -103,7 +112,13 @@ def _starting_allowed(address: str) -> bool:
 
 
 def _body(request: HttpRequest) -> dict[str, Any] | JsonResponse:
-    """The JSON object of the body, or the error answer when it is not one."""
+    """The JSON object of the body, or the error answer when it is not one. Only
+    ``application/json`` is read: a form or ``text/plain``, which any site may
+    send without asking the browser first, is refused (415)."""
+    if request.content_type != "application/json":
+        return error(
+            415, "unsupported_media_type", "The body must be sent as application/json."
+        )
     try:
         raw = request.body
     except RequestDataTooBig:  # past DATA_UPLOAD_MAX_MEMORY_SIZE
@@ -212,7 +227,7 @@ async def conversations(request: HttpRequest) -> HttpResponseBase:
     address = request.META.get("REMOTE_ADDR", "unknown")
     if not await db_call(_starting_allowed, address):
         detail = "Too many new conversations; try again in a minute."
-        return await _cors(request, error(429, "rate_limited", detail))
+        return await _cors(request, rate_limited(detail))
     body = _body(request)
     if isinstance(body, JsonResponse):
         await db_call(_count, f"start-refused:{address}")
@@ -282,7 +297,7 @@ async def _answer(request: HttpRequest, conversation: Conversation) -> HttpRespo
     if len(text) > MAX_TEXT:
         return error(413, "too_long", "'text' must be at most 4,000 characters.")
     if not await db_call(_allowed, f"send:{conversation.pk}", MESSAGES_PER_MINUTE):
-        return error(429, "rate_limited", "Too many messages; try again in a minute.")
+        return rate_limited("Too many messages; try again in a minute.")
     if "text/event-stream" in request.headers.get("Accept", ""):
         return _stream(conversation, text)
     added = await turn_run(conversation, text)
@@ -320,24 +335,38 @@ def _stream(conversation: Conversation, text: str) -> StreamingHttpResponse:
     return response
 
 
-async def _read(request: HttpRequest, conversation: Conversation) -> JsonResponse:
-    after_text = request.GET.get("after")
-    after = None
-    if after_text:
-        if not MESSAGE_ID.fullmatch(after_text):
-            return error(400, "bad_request", "'after' must be a message id.")
-        after = int(after_text)
-
-    def read() -> list[dict[str, Any]]:
-        return [
-            message_json(m)
-            for m in messages_visible(conversation=conversation, after=after)
-        ]
-
-    return JsonResponse(
-        {
-            "messages": await db_call(
-                read,
-            )
-        }
+def _page_asked(request: HttpRequest) -> tuple[int | None, int | None, int] | str:
+    """``after``, ``before`` and ``limit`` of a read, or what is wrong with them."""
+    after, before = request.GET.get("after"), request.GET.get("before")
+    if after and before:
+        return "Give 'after' or 'before', not both."
+    for name, value in (("after", after), ("before", before)):
+        if value and not MESSAGE_ID.fullmatch(value):
+            return f"'{name}' must be a message id."
+    limit = request.GET.get("limit")
+    if limit is not None and not (
+        limit.isascii() and limit.isdigit() and 1 <= int(limit) <= PAGE_MAX
+    ):
+        return f"'limit' must be a whole number from 1 to {PAGE_MAX}."
+    return (
+        int(after) if after else None,
+        int(before) if before else None,
+        int(limit) if limit is not None else PAGE_DEFAULT,
     )
+
+
+async def _read(request: HttpRequest, conversation: Conversation) -> JsonResponse:
+    asked = _page_asked(request)
+    if isinstance(asked, str):
+        return error(400, "bad_request", asked)
+    if not await db_call(_allowed, f"read:{conversation.pk}", READS_PER_MINUTE):
+        return rate_limited("Too many reads; try again in a minute.")
+    after, before, limit = asked
+
+    def read() -> dict[str, Any]:
+        page, more = messages_page(
+            conversation=conversation, after=after, before=before, limit=limit
+        )
+        return {"messages": [message_json(m) for m in page], "more": more}
+
+    return JsonResponse(await db_call(read))

@@ -134,6 +134,29 @@ def messages_visible(
     return qs.order_by("pk")
 
 
+def messages_page(
+    *,
+    conversation: Conversation,
+    after: int | None = None,
+    before: int | None = None,
+    limit: int,
+) -> tuple[list[Message], bool]:
+    """At most ``limit`` messages a member sees, oldest first, and whether more
+    lie beyond them: with ``after``, those created after it (more: later ones);
+    with ``before``, the page just before it, and with neither the newest page
+    (more: earlier ones). One query."""
+    if after is not None:
+        rows = list(
+            messages_visible(conversation=conversation, after=after)[: limit + 1]
+        )
+        return rows[:limit], len(rows) > limit
+    qs = messages_visible(conversation=conversation)
+    if before is not None:
+        qs = qs.filter(pk__lt=before)
+    rows = list(qs.order_by("-pk")[: limit + 1])
+    return rows[:limit][::-1], len(rows) > limit
+
+
 def message_json(message: Message) -> dict[str, Any]:
     return {
         "id": str(message.pk),

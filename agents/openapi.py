@@ -16,7 +16,7 @@ from django.http import HttpRequest, JsonResponse
 from django.urls import get_script_prefix
 from django.views.decorators.http import require_GET
 
-from agents.api import MAX_TEXT
+from agents.api import MAX_TEXT, PAGE_DEFAULT, PAGE_MAX
 
 JSON = "application/json"
 EVENT_STREAM = "text/event-stream"
@@ -35,7 +35,15 @@ ERROR_CODES: dict[int, tuple[str, str]] = {
         f"The text is longer than {MAX_TEXT} characters, or the body than the "
         "server takes.",
     ),
-    429: ("rate_limited", "Too many requests this minute; try again in a minute."),
+    415: (
+        "unsupported_media_type",
+        "The body is not sent as `application/json`.",
+    ),
+    429: (
+        "rate_limited",
+        "Too many requests this minute; `Retry-After` says in how many seconds "
+        "to try again.",
+    ),
 }
 
 
@@ -46,7 +54,21 @@ def _ref(name: str) -> dict[str, str]:
 def _error_response(status: int, description: str | None = None) -> dict[str, Any]:
     """A documented error answer: the error object with this status's own code."""
     code, default_description = ERROR_CODES[status]
+    retry = (
+        {
+            "headers": {
+                "Retry-After": {
+                    "description": "Seconds until the limit's minute ends.",
+                    "required": True,
+                    "schema": {"type": "integer", "minimum": 1, "maximum": 60},
+                }
+            }
+        }
+        if status == 429
+        else {}
+    )
     return {
+        **retry,
         "description": description or default_description,
         "content": {
             JSON: {
@@ -186,6 +208,21 @@ def _schemas() -> dict[str, Any]:
             "additionalProperties": False,
             "properties": {"messages": {"type": "array", "items": _ref("Message")}},
         },
+        "MessagePage": {
+            "type": "object",
+            "required": ["messages", "more"],
+            "additionalProperties": False,
+            "properties": {
+                "messages": {"type": "array", "items": _ref("Message")},
+                "more": {
+                    "type": "boolean",
+                    "description": (
+                        "Whether more messages lie beyond this page: later ones "
+                        "with `after`, earlier ones otherwise."
+                    ),
+                },
+            },
+        },
         "Error": {
             "type": "object",
             "required": ["error", "detail"],
@@ -242,10 +279,11 @@ def openapi_document(*, server_url: str) -> dict[str, Any]:
         }
     }
     messages_200 = {
-        "description": "The messages.",
+        "description": "A page of the messages, oldest first.",
         "headers": language,
-        "content": {JSON: {"schema": _ref("Messages")}},
+        "content": {JSON: {"schema": _ref("MessagePage")}},
     }
+    message_id = {"type": "string", "pattern": "^[0-9]{1,18}$"}
     return {
         "openapi": "3.1.0",
         "info": {
@@ -287,6 +325,7 @@ def openapi_document(*, server_url: str) -> dict[str, Any]:
                         "413": _error_response(
                             413, "The body is longer than the server takes."
                         ),
+                        "415": _error_response(415),
                         "429": _error_response(429),
                     },
                 }
@@ -325,6 +364,7 @@ def openapi_document(*, server_url: str) -> dict[str, Any]:
                         "401": _error_response(401),
                         "403": _error_response(403),
                         "413": _error_response(413),
+                        "415": _error_response(415),
                         "429": _error_response(429),
                     },
                 },
@@ -342,16 +382,43 @@ def openapi_document(*, server_url: str) -> dict[str, Any]:
                             "in": "query",
                             "required": False,
                             "description": (
-                                "A message id: only the messages created after it."
+                                "A message id: the messages created after it."
                             ),
-                            "schema": {"type": "string", "pattern": "^[0-9]+$"},
-                        }
+                            "schema": message_id,
+                        },
+                        {
+                            "name": "before",
+                            "in": "query",
+                            "required": False,
+                            "description": (
+                                "A message id: the page just before it (not with "
+                                "`after`). With neither, the newest page."
+                            ),
+                            "schema": message_id,
+                        },
+                        {
+                            "name": "limit",
+                            "in": "query",
+                            "required": False,
+                            "description": "Messages a page holds at most.",
+                            "schema": {
+                                "type": "integer",
+                                "minimum": 1,
+                                "maximum": PAGE_MAX,
+                                "default": PAGE_DEFAULT,
+                            },
+                        },
                     ],
                     "responses": {
                         "200": messages_200,
-                        "400": _error_response(400, "`after` is not a message id."),
+                        "400": _error_response(
+                            400,
+                            "`after` or `before` is not a message id, both are "
+                            "given, or `limit` is out of range.",
+                        ),
                         "401": _error_response(401),
                         "403": _error_response(403),
+                        "429": _error_response(429),
                     },
                 },
             },

@@ -5,6 +5,7 @@ embeds the widget served from ``127.0.0.1``, two origins as in a real gym."""
 from __future__ import annotations
 
 import datetime
+import json
 import re
 import subprocess
 import sys
@@ -461,3 +462,48 @@ def test_widget_keeps_a_pasted_message_that_is_too_long_and_says_so(app, browser
     page.wait_for_timeout(500)  # time for a message to be sent, were it sent
     assert frame.locator("#log li").count() == 0
     page.close()
+
+
+def test_widget_reads_every_page_of_what_arrived_while_it_waited(app, browser):
+    """A look at the conversation answers one page (at most 50 messages) and says
+    whether more follow: the widget asks again from the last one it read until
+    none do, so a burst of staff notes is shown whole, in order."""
+    from playwright.sync_api import expect
+
+    base, _, _ = app
+    page = browser.new_page(locale="es-ES")
+    page.goto(site(base))
+    frame = open_widget(page)
+    ask(frame, "Hola")
+    notes = [
+        {
+            "id": str(10**12 + n),
+            "role": "notice",
+            "text": f"Nota del equipo {n}",
+            "created_at": "2026-12-03T10:00:00+00:00",
+        }
+        for n in range(60)
+    ]
+    asked_after = []
+
+    def later_messages(route):
+        after = route.request.url.split("after=")[1].split("&")[0]
+        asked_after.append((after, time.monotonic()))
+        newer = [m for m in notes if int(m["id"]) > int(after)]
+        route.fulfill(
+            status=200,
+            content_type="application/json",
+            headers={"Access-Control-Allow-Origin": "*"},
+            body=json.dumps({"messages": newer[:50], "more": len(newer) > 50}),
+        )
+
+    page.route(re.compile(r".*/messages\?after=.*"), later_messages)
+
+    shown = frame.locator("#log li[data-role=notice]", has_text="Nota del equipo")
+    expect(shown).to_have_count(60, timeout=20_000)
+    assert shown.nth(0).inner_text().endswith("Nota del equipo 0")
+    assert shown.nth(59).inner_text().endswith("Nota del equipo 59")
+    # The second page is asked for at once, not at the next look 3 s later.
+    first = next(at for after, at in asked_after if int(after) < 10**12)
+    second = next(at for after, at in asked_after if after == str(10**12 + 49))
+    assert second - first < 1.5

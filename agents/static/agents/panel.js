@@ -450,8 +450,8 @@
     scrollDown();
   }
 
-  // Messages after the last one read from the history (all of them when none has
-  // been); false when the conversation cannot be read. While a turn streams, what
+  // Messages after the last one read from the history (the newest page when none
+  // has been); false when the conversation cannot be read. While a turn streams, what
   // is read is left for the next look, unless it is the history a message waits for.
   function fetchMessages(after, restoring) {
     if (!session) return Promise.resolve(false);
@@ -470,6 +470,8 @@
         else if (after) messages.forEach(function (message) { addMessage(message); });
         else mergeHistory(messages);
         if (messages.length) lastId = messages[messages.length - 1].id;
+        // A page holds at most 50: what came later than it is the next page.
+        if (after && data.more && messages.length) return fetchMessages(lastId, false);
         return true;
       });
     }).catch(function () { return true; });
