@@ -27,6 +27,7 @@ from agents.models import Agent
 from agents.services import provider_missing_key
 from agents.verdict import CASES, SENTENCES
 from gymnasia.gyms.models import Member
+from gymnasia.text import text_storable
 
 LOADER = Path(__file__).resolve().parent / "static" / "agents" / "widget.js"
 POLL_SECONDS = 3
@@ -114,6 +115,8 @@ def _panel_strings(agent: Agent, language: str) -> dict[str, str]:
 @require_safe
 def widget_page(request: HttpRequest, public_key: str) -> HttpResponse:
     """The chat panel, served in an iframe that only the agent's sites may frame."""
+    if not text_storable(public_key):  # a NUL character names no agent
+        raise Http404
     agent = get_object_or_404(Agent, public_key=public_key)
     with override(agent.language):
         config: dict[str, Any] = {

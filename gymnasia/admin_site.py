@@ -3,7 +3,9 @@
 The admin's list filters and autocomplete hand the values of an address's query
 string to the database as they come, and PostgreSQL refuses text with a NUL
 character: a crafted address (``?tool_name=%00``) was a server error. It is a bad
-request instead, answered before any query runs.
+request instead, answered before any query runs. So is a number past what its
+field can hold (``?created_at__year=99999999999``, which Django's date
+hierarchy turns into a date without catching the overflow).
 """
 
 from __future__ import annotations
@@ -32,7 +34,10 @@ class GymnasiaAdminSite(admin.AdminSite):
         ) -> HttpResponseBase:
             if not storable(dict(request.GET.lists())):
                 raise BadRequest("The query string holds a NUL character.")
-            return view(request, *args, **kwargs)
+            try:
+                return view(request, *args, **kwargs)
+            except OverflowError:
+                raise BadRequest("A number in the query string is too large.") from None
 
         return super().admin_view(cast(View, update_wrapper(guarded, view)), cacheable)
 
