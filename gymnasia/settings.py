@@ -49,6 +49,12 @@ ALLOWED_HOSTS = _list("ALLOWED_HOSTS")
 if DEBUG and not ALLOWED_HOSTS:
     ALLOWED_HOSTS = ["localhost", "127.0.0.1", "[::1]"]
 
+#: The proxies whose ``X-Forwarded-For`` and ``X-Forwarded-Proto`` ``manage.py
+#: serve`` believes (comma-separated addresses or networks, ``*`` for any): none
+#: outside ``DEBUG``, so a client on the host cannot claim another address and
+#: start over the per-address limits; loopback under ``DEBUG``.
+FORWARDED_ALLOW_IPS = _list("FORWARDED_ALLOW_IPS") or (["127.0.0.1"] if DEBUG else [])
+
 
 def _fernet_keys() -> list[str]:
     keys = _list("FIELD_ENCRYPTION_KEYS")

@@ -62,3 +62,63 @@ def test_an_encryption_key_that_is_not_a_fernet_key_stops_the_check(tmp_path):
     assert refused.returncode != 0
     assert "tools.E002" in refused.stderr and "key 2" in refused.stderr
     assert passed.returncode == 0, passed.stderr
+
+
+def _refused_starts(base: str, addresses: list[str]) -> list[int]:
+    """Starts with an unknown agent, each claiming to come from an address."""
+    import urllib.error
+    import urllib.request
+
+    statuses = []
+    for address in addresses:
+        request = urllib.request.Request(
+            f"{base}/api/v1/conversations",
+            data=b'{"agent": "ag_nobody"}',
+            headers={
+                "Content-Type": "application/json",
+                "X-Forwarded-For": address,
+                # Outside DEBUG plain HTTP is sent to HTTPS; as from the TLS proxy.
+                "X-Forwarded-Proto": "https",
+            },
+        )
+        try:
+            with urllib.request.urlopen(request, timeout=30) as response:
+                statuses.append(response.status)
+        except urllib.error.HTTPError as refused:
+            statuses.append(refused.code)
+    return statuses
+
+
+PRODUCTION = {
+    "DEBUG": "0",
+    "SECRET_KEY": "a-test-secret-key-" + "x" * 40,
+    "FIELD_ENCRYPTION_KEYS": Fernet.generate_key().decode(),
+    "ALLOWED_HOSTS": "127.0.0.1,localhost",
+}
+
+
+@pytest.mark.parametrize(
+    ("extra", "last"),
+    [
+        ({}, 404),
+        (PRODUCTION, 429),
+        ({**PRODUCTION, "FORWARDED_ALLOW_IPS": "127.0.0.1"}, 404),
+    ],
+    ids=["debug-trusts-loopback", "production-trusts-no-one", "production-listed"],
+)
+def test_only_a_listed_proxy_may_say_whose_request_it_is(tmp_path, extra, last):
+    """uvicorn believed ``X-Forwarded-For`` from any client on loopback, so the
+    per-address limits could be started over from the host by claiming another
+    address. Outside ``DEBUG`` no proxy is believed unless ``FORWARDED_ALLOW_IPS``
+    lists it; under ``DEBUG`` (``make run``), loopback is."""
+    from tests.test_embedded_run import embedded_app_running
+
+    with embedded_app_running(tmp_path, extra_env=extra, worker=False) as (
+        base,
+        _,
+        _,
+    ):
+        statuses = _refused_starts(base, ["203.0.113.1"] * 90 + ["203.0.113.2"])
+
+    assert statuses[:90] == [404] * 90
+    assert statuses[-1] == last

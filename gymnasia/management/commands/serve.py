@@ -85,6 +85,9 @@ class Command(BaseCommand):
                 log_level="info",
                 lifespan="off",
                 workers=workers,
+                # X-Forwarded-* only from the proxies listed (none by default).
+                proxy_headers=bool(settings.FORWARDED_ALLOW_IPS),
+                forwarded_allow_ips=settings.FORWARDED_ALLOW_IPS or None,
             )
         finally:
             if worker is not None and worker.poll() is None:
