@@ -170,3 +170,75 @@ def test_crafted_posts_with_another_gyms_ids_are_rejected(client, gym_a, row_cou
             )
             assert delete.status_code == 404, model._meta.label
     assert row_counts() == before
+
+
+def _state(owned: dict[type[Model], list[Model]]) -> dict[str, Any]:
+    """Every field of every row, as stored now."""
+    return {
+        f"{model._meta.label} {obj.pk}": model_to_dict(
+            model._default_manager.get(pk=obj.pk)
+        )
+        for model, objs in owned.items()
+        for obj in objs
+    }
+
+
+def test_owner_at_one_gym_and_staff_at_another_changes_nothing_there(
+    client, gym_a, row_counts
+):
+    """Owner at one gym and staff at A: Django asks an action's permission once,
+    without the rows, and "owner anywhere" said yes, so such a user ran "Test
+    connection" on A's integrations (which sets their status) and could delete
+    A's rows from a list. Every action that changes or deletes, on every admin,
+    is refused for A's rows; each change and delete view of A's rows is 403."""
+    user = StaffRoleFactory(business=BusinessFactory(), role="owner").user
+    StaffRoleFactory(business=gym_a.business, role="staff", user=user)
+    client.force_login(user)
+    theirs = objects_of(gym_a.business)
+    Integration.objects.filter(business=gym_a.business).update(status="failing")
+    before, stored = row_counts(), _state(theirs)
+    tried = []
+    for model, model_admin in scoped_admins():
+        info = (model._meta.app_label, model._meta.model_name)
+        selected = [str(obj.pk) for obj in theirs[model]]
+        for function, name, _ in model_admin._get_base_actions():
+            if not set(getattr(function, "allowed_permissions", ())) - {"view"}:
+                continue
+            tried.append(f"{model._meta.label} {name}")
+            client.post(
+                reverse("admin:{}_{}_changelist".format(*info)),
+                {"action": name, "_selected_action": selected, "post": "yes"},
+            )
+        for obj in theirs[model][:1]:
+            change = client.post(
+                reverse("admin:{}_{}_change".format(*info), args=[obj.pk]), {}
+            )
+            delete = client.post(
+                reverse("admin:{}_{}_delete".format(*info), args=[obj.pk]),
+                {"post": "yes"},
+            )
+            assert (change.status_code, delete.status_code) == (403, 403), info
+    assert "tools.Integration test_connection" in tried
+    assert "gyms.Member delete_selected" in tried
+    assert row_counts() == before
+    assert _state(theirs) == stored
+
+
+def test_the_same_user_acts_at_the_gym_they_own(client, gym_a):
+    """The refusal is of the other gym's rows, not of the action: at the gym the
+    user owns, "Test connection" runs."""
+    own = BusinessFactory()
+    user = StaffRoleFactory(business=own, role="owner").user
+    StaffRoleFactory(business=gym_a.business, role="staff", user=user)
+    integration = Integration.objects.create(
+        business=own, kind="nutrition", status="failing"
+    )
+    client.force_login(user)
+
+    client.post(
+        reverse("admin:tools_integration_changelist"),
+        {"action": "test_connection", "_selected_action": [str(integration.pk)]},
+    )
+
+    integration.refresh_from_db()
+    assert integration.last_checked_at is not None
