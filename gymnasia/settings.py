@@ -55,6 +55,13 @@ if DEBUG and not ALLOWED_HOSTS:
 #: start over the per-address limits; loopback under ``DEBUG``.
 FORWARDED_ALLOW_IPS = _list("FORWARDED_ALLOW_IPS") or (["127.0.0.1"] if DEBUG else [])
 
+#: The API addresses an owner may choose for a Stripe integration (the first is
+#: the default). Gymnasia sends the gym's secret key to the one chosen, so it is
+#: the operator's list, never an owner's: a local fake in tests, for example.
+STRIPE_API_BASES = [base.rstrip("/") for base in _list("STRIPE_API_BASES")] or [
+    "https://api.stripe.com"
+]
+
 
 def _fernet_keys() -> list[str]:
     keys = _list("FIELD_ENCRYPTION_KEYS")

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from django import forms
+from django.conf import settings
 from django.contrib import admin, messages
 from django.db.models import QuerySet
 from django.http import HttpRequest
@@ -12,7 +13,7 @@ from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from gymnasia.gyms.admin import BusinessScopedAdmin, SameBusinessForm
-from tools.integrations.stripe import DEFAULT_BASE_URL, DEFAULT_TIMEOUT_SECONDS
+from tools.integrations.stripe import DEFAULT_TIMEOUT_SECONDS
 from tools.models import Handoff, Integration, ToolCallEvent, ToolCallLog
 from tools.presentation import call_steps_described, handoff_described
 from tools.services import (
@@ -32,12 +33,13 @@ class IntegrationForm(SameBusinessForm):
         widget=forms.PasswordInput(render_value=False, attrs={"autocomplete": "off"}),
         help_text=_("Only for Stripe. Leave empty to keep the stored key."),
     )
-    base_url = forms.URLField(
+    base_url = forms.ChoiceField(
         label=_("API address"),
         required=False,
-        assume_scheme="https",
-        help_text=_("Only for Stripe; empty means %(url)s.")
-        % {"url": DEFAULT_BASE_URL},
+        help_text=_(
+            "Only for Stripe: the addresses this installation allows "
+            "(STRIPE_API_BASES); empty means the first."
+        ),
     )
     timeout_seconds = forms.FloatField(
         label=_("Timeout (seconds)"),
@@ -55,6 +57,10 @@ class IntegrationForm(SameBusinessForm):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         config = self.instance.config or {}
+        # Read at each form: the operator's list, never an owner's address.
+        bases = settings.STRIPE_API_BASES
+        field = cast(forms.ChoiceField, self.fields["base_url"])
+        field.choices = [("", ""), *((b, b) for b in bases)]
         self.fields["base_url"].initial = config.get("base_url", "")
         self.fields["timeout_seconds"].initial = config.get("timeout_seconds")
 

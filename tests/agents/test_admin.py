@@ -254,11 +254,20 @@ def test_switching_a_failing_stripe_account_to_connected_checks_it_first(
 
 
 class _WebPage(http.server.BaseHTTPRequestHandler):
-    """A web server's answer to every address: a page of HTML, not an API's JSON."""
+    """A web server's answer to every address: a page of HTML, not an API's JSON
+    (or, with ``status`` 400, an API's refusal in its own words); it counts the
+    requests it got."""
+
+    status = 200
+    received: list[str] = []
 
     def do_GET(self) -> None:
-        body = b"<!doctype html><title>Stripe</title><p>Welcome</p>"
-        self.send_response(200)
+        type(self).received.append(self.path)
+        if self.status == 400:
+            body = b'{"error": {"message": "<b>remote words</b> port 5432 is open"}}'
+        else:
+            body = b"<!doctype html><title>Stripe</title><p>Welcome</p>"
+        self.send_response(self.status)
         self.send_header("Content-Type", "text/html")
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
@@ -268,14 +277,26 @@ class _WebPage(http.server.BaseHTTPRequestHandler):
         pass
 
 
+_SITES: dict[str, list[str]] = {}
+
+
+def web_site_requests(address: str) -> list[str]:
+    """The paths the web site at ``address`` was asked for."""
+    return list(_SITES[address])
+
+
 @contextlib.contextmanager
-def web_site() -> Iterator[str]:
-    """The address of a web site on loopback that answers every request with HTML."""
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _WebPage)
+def web_site(status: int = 200) -> Iterator[str]:
+    """The address of a web site on loopback that answers every request with HTML
+    (or a refusal, with ``status`` 400)."""
+    handler = type("Page", (_WebPage,), {"status": status, "received": []})
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
+    address = f"http://127.0.0.1:{server.server_port}"
+    _SITES[address] = handler.received
     try:
-        yield f"http://127.0.0.1:{server.server_port}"
+        yield address
     finally:
         server.shutdown()
         server.server_close()
@@ -284,14 +305,15 @@ def web_site() -> Iterator[str]:
 def test_an_api_address_that_is_not_stripes_is_a_failed_check_said_on_the_page(
     demo, settings
 ):
-    """An API address that answers with a web page instead of Stripe's JSON (a
-    typo, the address of Stripe's site) fails the connection check, which the
-    owner reads; it was a server error, and the key pasted was lost."""
+    """An API address the operator lists that answers with a web page instead of
+    Stripe's JSON fails the connection check, which the owner reads in our words
+    (it was a server error, and the key pasted was lost)."""
     settings.LANGUAGE_CODE = "en"
     stripe = Integration.objects.get(kind="stripe")
     url = f"/admin/tools/integration/{stripe.pk}/change/"
     key = "sk_test_" + secrets.token_hex(12)
     with web_site() as address:
+        settings.STRIPE_API_BASES = [*settings.STRIPE_API_BASES, address]
         response = post_changes(
             demo,
             url,
@@ -305,7 +327,89 @@ def test_an_api_address_that_is_not_stripes_is_a_failed_check_said_on_the_page(
     assert key not in page
     stripe.refresh_from_db()
     assert (stripe.status, stripe.credentials_hint) == ("failing", f"••••{key[-4:]}")
-    assert "other than Stripe's JSON" in stripe.last_error
+    assert stripe.last_error == "The address did not answer as Stripe's API does"
+
+
+def test_an_api_address_the_operator_does_not_list_is_refused_and_gets_nothing(
+    demo, settings, row_counts
+):
+    """Any owner could point the integration anywhere and have Gymnasia send the
+    gym's secret key there ("Test connection" against a listener on loopback
+    received it). Only the operator's STRIPE_API_BASES may be chosen."""
+    settings.LANGUAGE_CODE = "en"
+    stripe = Integration.objects.get(kind="stripe")
+    url = f"/admin/tools/integration/{stripe.pk}/change/"
+    key = "sk_test_" + secrets.token_hex(12)
+    before = row_counts()
+    with web_site() as address, web_site() as listener:
+        response = post_changes(
+            demo,
+            url,
+            "integration_form",
+            {
+                "secret_key": key,
+                "base_url": f"{address}/anything?x=",
+                "status": "connected",
+            },
+        )
+        assert response.status_code == 200
+        assert "Select a valid choice" in response.content.decode()
+        received = [*web_site_requests(address), *web_site_requests(listener)]
+
+    assert received == []
+    assert row_counts() == before
+    stripe.refresh_from_db()
+    assert stripe.credentials_hint == ""
+
+
+def test_a_listed_name_that_resolves_to_loopback_gets_no_key(demo, settings):
+    """A name is resolved before the key is sent: one that leads to a loopback,
+    private or link-local address is refused, and nothing reaches it. (An
+    address listed as a number is the operator's choice: the tests' fakes.)"""
+    settings.LANGUAGE_CODE = "en"
+    stripe = Integration.objects.get(kind="stripe")
+    url = f"/admin/tools/integration/{stripe.pk}/change/"
+    key = "sk_test_" + secrets.token_hex(12)
+    with web_site() as address:
+        named = address.replace("127.0.0.1", "localhost")
+        settings.STRIPE_API_BASES = [*settings.STRIPE_API_BASES, named]
+        response = post_changes(
+            demo,
+            url,
+            "integration_form",
+            {"secret_key": key, "base_url": named, "status": "connected"},
+        )
+        received = web_site_requests(address)
+
+    assert response.status_code == 302
+    assert received == []
+    stripe.refresh_from_db()
+    assert stripe.status == "failing"
+    assert stripe.last_error == (
+        "The address is not one this installation allows for Stripe"
+    )
+
+
+def test_what_the_remote_side_says_never_reaches_the_page(demo, settings):
+    """The remote error message was shown verbatim in admin."""
+    settings.LANGUAGE_CODE = "en"
+    stripe = Integration.objects.get(kind="stripe")
+    url = f"/admin/tools/integration/{stripe.pk}/change/"
+    key = "sk_test_" + secrets.token_hex(12)
+    with web_site(status=400) as address:
+        settings.STRIPE_API_BASES = [*settings.STRIPE_API_BASES, address]
+        response = post_changes(
+            demo,
+            url,
+            "integration_form",
+            {"secret_key": key, "base_url": address, "status": "connected"},
+        )
+        assert web_site_requests(address) == ["/v1/balance"]
+
+    page = demo.get(response["Location"]).content.decode()
+    assert "remote words" not in page and "5432" not in page
+    stripe.refresh_from_db()
+    assert stripe.last_error == "Stripe refused the request."
 
 
 @pytest.mark.parametrize(

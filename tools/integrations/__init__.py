@@ -10,6 +10,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from django.conf import settings
+
 from gymnasia.gyms.models import Business
 from tools.crypto import CannotDecrypt, decrypt
 from tools.integrations.builtin import BuiltinClient
@@ -18,11 +20,7 @@ from tools.integrations.errors import IntegrationUnavailable
 from tools.integrations.faults import FaultyClient, faults_active
 from tools.integrations.memberships import MembershipsClient
 from tools.integrations.nutrition import NutritionClient
-from tools.integrations.stripe import (
-    DEFAULT_BASE_URL,
-    DEFAULT_TIMEOUT_SECONDS,
-    StripeClient,
-)
+from tools.integrations.stripe import DEFAULT_TIMEOUT_SECONDS, StripeClient
 
 BUILTIN_CLIENTS: dict[str, type[BuiltinClient]] = {
     client.kind: client
@@ -40,7 +38,7 @@ def stripe_client(integration: Any) -> StripeClient:
     return StripeClient(
         integration.business,
         secret_key=credentials["secret_key"],
-        base_url=config.get("base_url") or DEFAULT_BASE_URL,
+        base_url=config.get("base_url") or settings.STRIPE_API_BASES[0],
         timeout=float(config.get("timeout_seconds") or DEFAULT_TIMEOUT_SECONDS),
     )
 

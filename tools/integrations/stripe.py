@@ -10,16 +10,25 @@ refunds them. Failures are classified by what is known about delivery (R6):
   request (it was not processed): ``NotDelivered``; a server error on a write:
   ``OutcomeUnknown``.
 
-The secret key travels only in the ``Authorization`` header. No message, log line or
-result of this module carries it.
+The secret key travels only in the ``Authorization`` header, and only to an address
+of ``STRIPE_API_BASES`` (the operator's list; an owner chooses among them): a
+name that resolves to a private, loopback or link-local address is refused
+before anything is sent (an address listed as such a number is the operator's
+choice, a local fake). No message, log line or result of this module carries the
+key, nor what the remote side said: each failure is told in this module's own
+words, by kind (the key refused, not reachable, no answer, not Stripe's answer).
 """
 
 from __future__ import annotations
 
+import ipaddress
+import socket
 from decimal import Decimal
 from typing import Any
+from urllib.parse import urlsplit
 
 import httpx
+from django.conf import settings
 from django.utils.translation import gettext as _
 
 from gymnasia.errors import InvalidValue, NotFound
@@ -31,6 +40,11 @@ from tools.integrations.errors import (
 )
 
 DEFAULT_BASE_URL = "https://api.stripe.com"
+KEY_REFUSED = "Stripe refused the gym's key"
+NOT_REACHED = "Stripe could not be reached"
+NO_ANSWER = "Stripe did not answer"
+NOT_STRIPE = "The address did not answer as Stripe's API does"
+NOT_ALLOWED = "The address is not one this installation allows for Stripe"
 DEFAULT_TIMEOUT_SECONDS = 10.0
 CONNECT_TIMEOUT_SECONDS = 3.0
 ZERO_DECIMAL_CURRENCIES = frozenset(
@@ -80,6 +94,25 @@ class StripeClient:
     def __repr__(self) -> str:
         return f"StripeClient(business={self.business.pk}, base_url={self._base_url!r})"
 
+    def _destination_allowed(self) -> bool:
+        """Whether the key may be sent to this address: one the operator lists,
+        whose name does not resolve to a private, loopback or link-local address
+        (an address listed as a number is taken as the operator wrote it)."""
+        if self._base_url not in settings.STRIPE_API_BASES:
+            return False
+        host = urlsplit(self._base_url).hostname or ""
+        try:
+            ipaddress.ip_address(host)
+        except ValueError:
+            pass
+        else:
+            return True
+        try:
+            found = socket.getaddrinfo(host, None, proto=socket.IPPROTO_TCP)
+        except OSError:
+            return True  # nothing resolves: the connection is refused as usual
+        return all(ipaddress.ip_address(entry[4][0]).is_global for entry in found)
+
     def _request(
         self,
         method: str,
@@ -91,6 +124,8 @@ class StripeClient:
         write: bool = False,
     ) -> dict[str, Any] | None:
         """One request; the JSON answer, or ``None`` for a missing resource (404)."""
+        if not self._destination_allowed():
+            raise NotDelivered(NOT_ALLOWED)
         headers = {"Authorization": f"Bearer {self._secret_key}"}
         if idempotency_key:
             headers["Idempotency-Key"] = idempotency_key
@@ -99,19 +134,16 @@ class StripeClient:
                 response = client.request(
                     method, path, params=params, data=data, headers=headers
                 )
-        except (httpx.ConnectError, httpx.ConnectTimeout) as error:
-            raise NotDelivered(
-                f"Stripe could not be reached ({type(error).__name__})"
-            ) from None
-        except httpx.TransportError as error:
-            message = f"Stripe did not answer ({type(error).__name__})"
+        except (httpx.ConnectError, httpx.ConnectTimeout):
+            raise NotDelivered(NOT_REACHED) from None
+        except httpx.TransportError:
             if write:
-                raise OutcomeUnknown(message) from None
-            raise IntegrationUnavailable(message) from None
+                raise OutcomeUnknown(NO_ANSWER) from None
+            raise IntegrationUnavailable(NO_ANSWER) from None
         if response.status_code == 404:
             return None
         if response.status_code in (401, 403):
-            raise IntegrationUnavailable("Stripe refused the gym's key")
+            raise IntegrationUnavailable(KEY_REFUSED)
         if response.status_code == 429:
             raise NotDelivered("Stripe rate-limited the request; it was not processed")
         if response.status_code >= 500:
@@ -124,18 +156,11 @@ class StripeClient:
         except ValueError:  # a web page, a proxy's error: not Stripe's API
             body = None
         if not isinstance(body, dict):
-            message = (
-                f"Stripe's address answered {response.status_code} with something "
-                "other than Stripe's JSON"
-            )
             if write:
-                raise OutcomeUnknown(message)
-            raise IntegrationUnavailable(message)
+                raise OutcomeUnknown(NOT_STRIPE)
+            raise IntegrationUnavailable(NOT_STRIPE)
         if response.status_code >= 400:
-            refusal = body.get("error", {})
-            raise InvalidValue(
-                str(refusal.get("message") or _("Stripe refused the request."))
-            )
+            raise InvalidValue(_("Stripe refused the request."))
         return body
 
     def health(self) -> None:
