@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import re
-import time
 import uuid
-from collections.abc import AsyncIterator
-from typing import Any
+from collections.abc import AsyncIterator, Awaitable, Callable
+from functools import wraps
+from typing import Any, TypeVar, cast
 
-from django.core.cache import cache
 from django.core.exceptions import RequestDataTooBig
 from django.http import (
     HttpRequest,
@@ -24,6 +24,7 @@ from django.http import (
 from django.utils.cache import patch_vary_headers
 from django.views.decorators.csrf import csrf_exempt
 
+from agents import limits
 from agents.conversations import (
     TokenForAnotherConversation,
     TokenRefused,
@@ -45,6 +46,7 @@ from agents.models import Agent, Conversation
 from agents.turn import turn_run
 from gymnasia.text import storable
 
+log = logging.getLogger(__name__)
 MAX_TEXT = 4000
 BODY_REFUSED = (
     "The body must be a JSON object whose text has no NUL characters or lone "
@@ -62,6 +64,24 @@ TOO_LONG = "The body is too long."
 _running: set[asyncio.Task[Any]] = set()
 
 
+View = TypeVar("View", bound=Callable[..., Awaitable[HttpResponseBase]])
+
+
+def json_always(view: View) -> View:
+    """Every answer of the API is JSON (DESIGN.md): what no view foresaw is a
+    JSON 500, logged with its traceback, not Django's error page."""
+
+    @wraps(view)
+    async def answered(request: HttpRequest, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return await view(request, *args, **kwargs)
+        except Exception:
+            log.exception("the conversation API failed on %s", request.path)
+            return error(500, "internal", "The server could not answer; try again.")
+
+    return cast(View, answered)
+
+
 def error(status: int, code: str, detail: str) -> JsonResponse:
     response = JsonResponse({"error": code, "detail": detail}, status=status)
     response["Content-Language"] = "en"  # the detail is for developers, in English
@@ -71,30 +91,13 @@ def error(status: int, code: str, detail: str) -> JsonResponse:
 def rate_limited(detail: str) -> JsonResponse:
     """429, with ``Retry-After``: the seconds until the limits' minute ends."""
     response = error(429, "rate_limited", detail)
-    response["Retry-After"] = str(60 - int(time.time()) % 60)
+    response["Retry-After"] = str(limits.seconds_left())
     return response
-
-
-def _bucket(key: str) -> str:
-    return f"rate:{key}:{int(time.time() // 60)}"
-
-
-def _count(key: str) -> int:
-    """One more in the fixed one-minute window of ``key`` in the shared cache:
-    the window's count with it."""
-    bucket = _bucket(key)
-    if cache.add(bucket, 1, timeout=70):
-        return 1
-    try:
-        return int(cache.incr(bucket))
-    except ValueError:  # the bucket expired between add and incr: a new window
-        cache.add(bucket, 1, timeout=70)
-        return 1
 
 
 def _allowed(key: str, limit: int) -> bool:
     """Counts one more for ``key``: whether it is within ``limit``."""
-    return _count(key) <= limit
+    return limits.count(key) <= limit
 
 
 def _starting_allowed(address: str) -> bool:
@@ -103,12 +106,8 @@ def _starting_allowed(address: str) -> bool:
     identity token) than theirs. Each is counted once it has happened, so a
     refused start never uses up a place of the conversations promised (starts
     arriving together may pass the limit by their number: it is a floor)."""
-    started, refused = _bucket(f"start:{address}"), _bucket(f"start-refused:{address}")
-    counts = cache.get_many([started, refused])
-    return (
-        counts.get(started, 0) < CONVERSATIONS_PER_MINUTE
-        and counts.get(refused, 0) < STARTS_REFUSED_PER_MINUTE
-    )
+    started, refused = limits.counts(f"start:{address}", f"start-refused:{address}")
+    return started < CONVERSATIONS_PER_MINUTE and refused < STARTS_REFUSED_PER_MINUTE
 
 
 def _body(request: HttpRequest) -> dict[str, Any] | JsonResponse:
@@ -171,7 +170,7 @@ def _start_counted(
 ) -> tuple[int, dict[str, Any], Agent | None, str]:
     """``_start``, counted for the address as started or refused."""
     answer = _start(agent_key, identity_token)
-    _count(f"{'start' if answer[0] == 201 else 'start-refused'}:{address}")
+    limits.count(f"{'start' if answer[0] == 201 else 'start-refused'}:{address}")
     return answer
 
 
@@ -216,6 +215,7 @@ async def _cors(
 
 
 @csrf_exempt
+@json_always
 async def conversations(request: HttpRequest) -> HttpResponseBase:
     """``POST /api/v1/conversations``: start a conversation with an agent."""
     if request.method == "OPTIONS":
@@ -230,7 +230,7 @@ async def conversations(request: HttpRequest) -> HttpResponseBase:
         return await _cors(request, rate_limited(detail))
     body = _body(request)
     if isinstance(body, JsonResponse):
-        await db_call(_count, f"start-refused:{address}")
+        await db_call(limits.count, f"start-refused:{address}")
         return await _cors(request, body)
     status, answer, agent, language = await db_call(
         _start_counted, address, body.get("agent"), body.get("identity_token")
@@ -265,6 +265,7 @@ def _sse(name: str, data: dict[str, Any]) -> bytes:
 
 
 @csrf_exempt
+@json_always
 async def messages(request: HttpRequest, conversation_id: str) -> HttpResponseBase:
     """``POST``: send a message (a turn); ``GET``: read messages after an id."""
     conversation_id = str(conversation_id)

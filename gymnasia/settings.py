@@ -184,12 +184,19 @@ if REDIS_URL:
         "default": {
             "BACKEND": "django.core.cache.backends.redis.RedisCache",
             "LOCATION": REDIS_URL,
-        }
+            # A Redis that is away is told at once, not after a request's worth
+            # of waiting: the rate limits then count in memory (agents.limits).
+            "OPTIONS": {"socket_connect_timeout": 0.5, "socket_timeout": 0.5},
+        },
+        "local": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"},
     }
 else:
     # The embedded default serves the web app from one process, so counters such as
     # rate limits can live in its memory.
-    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+    CACHES = {
+        "default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"},
+        "local": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"},
+    }
 
 _VALIDATORS = "django.contrib.auth.password_validation"
 AUTH_PASSWORD_VALIDATORS = [

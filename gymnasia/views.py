@@ -7,6 +7,8 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
+from agents.limits import counting_shared
+
 
 @require_GET
 def home(request: HttpRequest) -> HttpResponse:
@@ -16,7 +18,11 @@ def home(request: HttpRequest) -> HttpResponse:
 
 @require_GET
 def health(request: HttpRequest) -> JsonResponse:
-    """Answers 200 when the app can reach its database."""
+    """Answers 200 when the app can reach its database, and says where the API's
+    rate limits count: ``shared`` (every web process together), or ``local`` (in
+    this process, while the shared cache is away)."""
     with connection.cursor() as cursor:
         cursor.execute("SELECT 1")
-    return JsonResponse({"status": "ok"})
+    return JsonResponse(
+        {"status": "ok", "rate_limits": "shared" if counting_shared() else "local"}
+    )

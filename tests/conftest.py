@@ -57,7 +57,11 @@ def fast_password_hashing(settings):
 @pytest.fixture(autouse=True)
 def fresh_cache():
     """Rate-limit counters and other cached state start empty in every test."""
-    from django.core.cache import cache
+    from django.core.cache import caches
 
-    cache.clear()
+    from agents import limits
+
+    caches["default"].clear()
+    caches["local"].clear()
+    limits._away_until = None  # counting shared, as a process starts
     yield

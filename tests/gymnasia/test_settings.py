@@ -114,4 +114,4 @@ def test_no_model_change_lacks_a_migration():
 @pytest.mark.django_db
 def test_home_and_health_answer(client):
     assert client.get("/").status_code == 200
-    assert client.get("/healthz").json() == {"status": "ok"}
+    assert client.get("/healthz").json() == {"status": "ok", "rate_limits": "shared"}
