@@ -24,6 +24,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any, cast
 
 from asgiref.sync import iscoroutinefunction, markcoroutinefunction, sync_to_async
+from csp import middleware as csp
 from django.conf import settings
 from django.contrib.auth import middleware as auth
 from django.contrib.messages import middleware as messages
@@ -154,6 +155,10 @@ class AuthenticationMiddleware(HooksOnTheLoop, auth.AuthenticationMiddleware):
 
 class XFrameOptionsMiddleware(HooksOnTheLoop, clickjacking.XFrameOptionsMiddleware):
     pass
+
+
+class CSPMiddleware(HooksOnTheLoop, csp.CSPMiddleware):
+    """django-csp's: a page's Content-Security-Policy, computed from settings."""
 
 
 class GymTimeZoneMiddleware:

@@ -116,11 +116,30 @@ MIDDLEWARE = [
     "gymnasia.middleware.GymTimeZoneMiddleware",
     "gymnasia.middleware.MessageMiddleware",
     "gymnasia.middleware.XFrameOptionsMiddleware",
+    "gymnasia.middleware.CSPMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
 ]
 # Django's deploy checks for these three look for its own dotted paths; the
 # subclasses above stand in, and gymnasia.W001 checks that each is listed.
 SILENCED_SYSTEM_CHECKS = ["security.W001", "security.W002", "security.W003"]
+
+# Gymnasia's pages (admin, staff inbox, home) run only their own scripts, from
+# their own files: no inline script, no eval. The widget's panel sends its own
+# policy (agents.embedding); the API answers JSON; the demo stands in for a gym's
+# own site, which embeds the widget from another origin.
+CONTENT_SECURITY_POLICY = {
+    "EXCLUDE_URL_PREFIXES": ["/api/", "/demo/"],
+    "DIRECTIVES": {
+        "default-src": ["'self'"],
+        "script-src": ["'self'"],
+        "style-src": ["'self'", "'unsafe-inline'"],
+        "img-src": ["'self'", "data:"],
+        "object-src": ["'none'"],
+        "base-uri": ["'self'"],
+        "form-action": ["'self'"],
+        "frame-ancestors": ["'self'"],
+    },
+}
 
 ROOT_URLCONF = "gymnasia.urls"
 ASGI_APPLICATION = "gymnasia.asgi.application"

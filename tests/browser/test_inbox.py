@@ -258,3 +258,46 @@ def test_the_cases_list_keeps_the_outcome_staff_chose(embedded_app, browser):  #
 
 def ask_for_a_person(base: str, lines: dict, member: str) -> None:
     ask_for_a_freeze(base, lines, member, "Quiero hablar con una persona")
+
+
+def test_the_inbox_and_admin_run_under_a_strict_content_security_policy(
+    embedded_app,  # noqa: F811
+    browser,
+):
+    """The admin and inbox pages sent no Content-Security-Policy. They now allow
+    only their own scripts (no inline script, no eval: the inbox's refresh check
+    moved from htmx's trigger filter to a listener), and nothing is refused."""
+    base, seeded, _ = embedded_app
+    lines = seeded_lines(seeded)
+    username, password = lines["owner"].split(" ")
+    page = browser.new_page(locale="es-ES")
+    refused = []
+    page.on(
+        "console",
+        lambda message: (
+            refused.append(message.text)
+            if "Content Security Policy" in message.text
+            else None
+        ),
+    )
+    page.goto(f"{base}/admin/login/?next=/admin/")
+    page.fill("#id_username", username)
+    page.fill("#id_password", password)
+    page.click("input[type=submit]")
+    page.wait_for_url(f"{base}/admin/")
+    policies = []
+    for path in (
+        "/admin/",
+        "/admin/agents/agent/",
+        "/admin/tools/integration/add/",
+        "/inbox/",
+        "/inbox/handoffs/",
+    ):
+        response = page.goto(f"{base}{path}")
+        policies.append(response.headers.get("content-security-policy", ""))
+    page.wait_for_timeout(6_000)  # the inbox's lists refresh once meanwhile
+
+    assert all("script-src 'self'" in policy for policy in policies), policies
+    assert not any("unsafe-eval" in policy for policy in policies)
+    assert refused == []
+    assert page.locator("#handoffs").count() == 1
