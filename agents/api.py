@@ -95,6 +95,11 @@ def rate_limited(detail: str) -> JsonResponse:
     return response
 
 
+def _address(request: HttpRequest) -> str:
+    """The client's address (a listed proxy's ``X-Forwarded-For``: ``serve``)."""
+    return str(request.META.get("REMOTE_ADDR", "unknown"))
+
+
 def _allowed(key: str, limit: int) -> bool:
     """Counts one more for ``key``: whether it is within ``limit``."""
     return limits.count(key) <= limit
@@ -224,7 +229,7 @@ async def conversations(request: HttpRequest) -> HttpResponseBase:
         refused = error(405, "bad_request", "Use POST.")
         refused["Allow"] = "POST, OPTIONS"
         return await _cors(request, refused)
-    address = request.META.get("REMOTE_ADDR", "unknown")
+    address = _address(request)
     if not await db_call(_starting_allowed, address):
         detail = "Too many new conversations; try again in a minute."
         return await _cors(request, rate_limited(detail))
@@ -300,12 +305,14 @@ async def _answer(request: HttpRequest, conversation: Conversation) -> HttpRespo
     if not await db_call(_allowed, f"send:{conversation.pk}", MESSAGES_PER_MINUTE):
         return rate_limited("Too many messages; try again in a minute.")
     if "text/event-stream" in request.headers.get("Accept", ""):
-        return _stream(conversation, text)
-    added = await turn_run(conversation, text)
+        return _stream(conversation, text, _address(request))
+    added = await turn_run(conversation, text, address=_address(request))
     return JsonResponse({"messages": [message_json(m) for m in added]})
 
 
-def _stream(conversation: Conversation, text: str) -> StreamingHttpResponse:
+def _stream(
+    conversation: Conversation, text: str, address: str
+) -> StreamingHttpResponse:
     queue: asyncio.Queue[tuple[str, dict[str, Any]] | None] = asyncio.Queue()
 
     async def emit(name: str, data: dict[str, Any]) -> None:
@@ -313,7 +320,7 @@ def _stream(conversation: Conversation, text: str) -> StreamingHttpResponse:
 
     async def run() -> None:
         try:
-            await turn_run(conversation, text, emit)
+            await turn_run(conversation, text, emit, address=address)
         except Exception:  # the client must still get an end
             await queue.put(
                 ("error", {"error": "internal", "detail": "The turn failed."})

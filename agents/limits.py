@@ -88,6 +88,24 @@ def counts(*keys: str) -> list[int]:
     return [int(found.get(bucket, 0)) for bucket in buckets]
 
 
+#: Requests for a person an anonymous visitor may make in a minute, from one
+#: address and to one agent: each opens a case for staff.
+HANDOFFS_PER_ADDRESS = 5
+HANDOFFS_PER_AGENT = 30
+
+
+def anonymous_handoffs_allowed(*, agent_id: object, address: str) -> bool:
+    """Whether an anonymous visitor at ``address`` may ask ``agent_id``'s gym
+    for a person now: fewer than the limits this minute."""
+    from_address, to_agent = counts(f"handoff:{address}", f"handoff-agent:{agent_id}")
+    return from_address < HANDOFFS_PER_ADDRESS and to_agent < HANDOFFS_PER_AGENT
+
+
+def anonymous_handoff_counted(*, agent_id: object, address: str) -> None:
+    count(f"handoff:{address}")
+    count(f"handoff-agent:{agent_id}")
+
+
 def seconds_left() -> int:
     """Seconds until the current window ends (what ``Retry-After`` says)."""
     return 60 - int(time.time()) % 60

@@ -31,6 +31,7 @@ from typing import Any
 from django.db import transaction
 from django.utils.translation import gettext, override
 
+from agents import limits
 from agents.assistant import instructions_for, provider_for
 from agents.conversations import (
     conversation_history,
@@ -67,6 +68,7 @@ Emit = Callable[[str, dict[str, Any]], Awaitable[None]]
 MAX_PROVIDER_ATTEMPTS = 3
 RETRYABLE = ("rate_limited", "overloaded", "unavailable")
 HANDOFF_TOOL = "handoff_to_staff"
+HANDOFFS_USED_UP = "too many requests for a person from this place this minute"
 
 
 async def _ignore(name: str, data: dict[str, Any]) -> None:
@@ -104,6 +106,8 @@ class TurnState:
     unanswered: str = ""
     #: What the turn's step and reply tell of, beyond the member's message.
     about: dict[str, Any] = field(default_factory=dict)
+    #: An anonymous visitor's address (for the limit on asking for a person).
+    address: str = ""
     #: Rows of steps none of whose calls could act (reads, calls refused before
     #: running), kept until the turn next writes anything: the whole turn's steps
     #: then cost one transaction rather than one each.
@@ -117,10 +121,13 @@ class TurnState:
 
 
 def _prepare(
-    conversation: Conversation, text: str, holder: str
+    conversation: Conversation, text: str, holder: str, address: str = ""
 ) -> tuple[TurnState, Message, str] | None:
     """Everything of a turn's start that reads or writes the database, once the
-    turn holds its conversation (None: another turn holds it still)."""
+    turn holds its conversation (None: another turn holds it still). An
+    anonymous visitor whose address, or whose agent, had too many cases opened
+    for staff this minute is not offered a person this turn (R3: a tool that
+    cannot work is not offered)."""
     # The hold and the member's message together, or neither.
     with transaction.atomic():
         if not conversation_turn_take(conversation_id=conversation.pk, holder=holder):
@@ -129,12 +136,24 @@ def _prepare(
             conversation=conversation, role=Message.Role.MEMBER, text=text
         )
     selection = offered_tools(conversation.agent, conversation.member)
+    anonymous = conversation.member_id is None
+    if (
+        anonymous
+        and HANDOFF_TOOL in selection.offered
+        and not limits.anonymous_handoffs_allowed(
+            agent_id=conversation.agent_id, address=address
+        )
+    ):
+        offered = {k: v for k, v in selection.offered.items() if k != HANDOFF_TOOL}
+        excluded = {**selection.excluded, HANDOFF_TOOL: HANDOFFS_USED_UP}
+        selection = replace(selection, offered=offered, excluded=excluded)
     state = TurnState(
         conversation=conversation,
         selection=selection,
         history=list(conversation_history(conversation)),
         turn_key=str(member_message.pk),
         holder=holder,
+        address=address if anonymous else "",
     )
     state.messages.append(member_message)
     instructions = instructions_for(conversation.agent, conversation)
@@ -221,13 +240,17 @@ def _rows_store(rows: list[StepRows], last: Message | None = None) -> None:
 
 
 async def turn_run(
-    conversation: Conversation, text: str, emit: Emit = _ignore
+    conversation: Conversation, text: str, emit: Emit = _ignore, *, address: str = ""
 ) -> list[Message]:
     """Run one turn; return the visible messages it added, the member's first.
-    It waits for a turn of the conversation still running (``agents.serial``)."""
+    It waits for a turn of the conversation still running (``agents.serial``).
+    ``address``: the client's, which bounds an anonymous visitor's requests for
+    a person."""
     holder = uuid.uuid4().hex
     try:
-        while (prepared := await db_call(_prepare, conversation, text, holder)) is None:
+        while (
+            prepared := await db_call(_prepare, conversation, text, holder, address)
+        ) is None:
             await asyncio.sleep(TURN_POLL_SECONDS)
     except BaseException:
         await _give_back(conversation, holder)
@@ -492,6 +515,10 @@ def _tools_run(
     with transaction.atomic():
         _rows_store([rows])
         notice = _handed_over_notice(state) if handed_over else None
+    if handed_over and state.conversation.member_id is None:
+        limits.anonymous_handoff_counted(
+            agent_id=state.conversation.agent_id, address=state.address
+        )
     return results, None, notice
 
 
