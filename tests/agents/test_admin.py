@@ -302,6 +302,22 @@ def web_site(status: int = 200) -> Iterator[str]:
         server.server_close()
 
 
+def connect_stripe_at(demo, base_url: str):
+    """The demo's Stripe integration saved with a new key and ``base_url``: the
+    answer, the integration as stored, and the key."""
+    stripe = Integration.objects.get(kind="stripe")
+    url = f"/admin/tools/integration/{stripe.pk}/change/"
+    key = "sk_test_" + secrets.token_hex(12)
+    response = post_changes(
+        demo,
+        url,
+        "integration_form",
+        {"secret_key": key, "base_url": base_url, "status": "connected"},
+    )
+    stripe.refresh_from_db()
+    return response, stripe, key
+
+
 def test_an_api_address_that_is_not_stripes_is_a_failed_check_said_on_the_page(
     demo, settings
 ):
@@ -309,23 +325,14 @@ def test_an_api_address_that_is_not_stripes_is_a_failed_check_said_on_the_page(
     Stripe's JSON fails the connection check, which the owner reads in our words
     (it was a server error, and the key pasted was lost)."""
     settings.LANGUAGE_CODE = "en"
-    stripe = Integration.objects.get(kind="stripe")
-    url = f"/admin/tools/integration/{stripe.pk}/change/"
-    key = "sk_test_" + secrets.token_hex(12)
     with web_site() as address:
         settings.STRIPE_API_BASES = [*settings.STRIPE_API_BASES, address]
-        response = post_changes(
-            demo,
-            url,
-            "integration_form",
-            {"secret_key": key, "base_url": address, "status": "connected"},
-        )
+        response, stripe, key = connect_stripe_at(demo, address)
 
     assert response.status_code == 302
     page = demo.get(response["Location"]).content.decode()
     assert "the connection failed" in page
     assert key not in page
-    stripe.refresh_from_db()
     assert (stripe.status, stripe.credentials_hint) == ("failing", f"••••{key[-4:]}")
     assert stripe.last_error == "The address did not answer as Stripe's API does"
 
@@ -337,28 +344,15 @@ def test_an_api_address_the_operator_does_not_list_is_refused_and_gets_nothing(
     gym's secret key there ("Test connection" against a listener on loopback
     received it). Only the operator's STRIPE_API_BASES may be chosen."""
     settings.LANGUAGE_CODE = "en"
-    stripe = Integration.objects.get(kind="stripe")
-    url = f"/admin/tools/integration/{stripe.pk}/change/"
-    key = "sk_test_" + secrets.token_hex(12)
     before = row_counts()
     with web_site() as address, web_site() as listener:
-        response = post_changes(
-            demo,
-            url,
-            "integration_form",
-            {
-                "secret_key": key,
-                "base_url": f"{address}/anything?x=",
-                "status": "connected",
-            },
-        )
+        response, stripe, _ = connect_stripe_at(demo, f"{address}/anything?x=")
         assert response.status_code == 200
         assert "Select a valid choice" in response.content.decode()
         received = [*web_site_requests(address), *web_site_requests(listener)]
 
     assert received == []
     assert row_counts() == before
-    stripe.refresh_from_db()
     assert stripe.credentials_hint == ""
 
 
@@ -367,23 +361,14 @@ def test_a_listed_name_that_resolves_to_loopback_gets_no_key(demo, settings):
     private or link-local address is refused, and nothing reaches it. (An
     address listed as a number is the operator's choice: the tests' fakes.)"""
     settings.LANGUAGE_CODE = "en"
-    stripe = Integration.objects.get(kind="stripe")
-    url = f"/admin/tools/integration/{stripe.pk}/change/"
-    key = "sk_test_" + secrets.token_hex(12)
     with web_site() as address:
         named = address.replace("127.0.0.1", "localhost")
         settings.STRIPE_API_BASES = [*settings.STRIPE_API_BASES, named]
-        response = post_changes(
-            demo,
-            url,
-            "integration_form",
-            {"secret_key": key, "base_url": named, "status": "connected"},
-        )
+        response, stripe, _ = connect_stripe_at(demo, named)
         received = web_site_requests(address)
 
     assert response.status_code == 302
     assert received == []
-    stripe.refresh_from_db()
     assert stripe.status == "failing"
     assert stripe.last_error == (
         "The address is not one this installation allows for Stripe"
@@ -393,22 +378,13 @@ def test_a_listed_name_that_resolves_to_loopback_gets_no_key(demo, settings):
 def test_what_the_remote_side_says_never_reaches_the_page(demo, settings):
     """The remote error message was shown verbatim in admin."""
     settings.LANGUAGE_CODE = "en"
-    stripe = Integration.objects.get(kind="stripe")
-    url = f"/admin/tools/integration/{stripe.pk}/change/"
-    key = "sk_test_" + secrets.token_hex(12)
     with web_site(status=400) as address:
         settings.STRIPE_API_BASES = [*settings.STRIPE_API_BASES, address]
-        response = post_changes(
-            demo,
-            url,
-            "integration_form",
-            {"secret_key": key, "base_url": address, "status": "connected"},
-        )
+        response, stripe, _ = connect_stripe_at(demo, address)
         assert web_site_requests(address) == ["/v1/balance"]
 
     page = demo.get(response["Location"]).content.decode()
     assert "remote words" not in page and "5432" not in page
-    stripe.refresh_from_db()
     assert stripe.last_error == "Stripe refused the request."
 
 
