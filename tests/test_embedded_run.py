@@ -129,7 +129,10 @@ def test_embedded_run_serves_admin_with_the_demo_owner(embedded_app):
     jar = http.cookiejar.CookieJar()
     browser = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(jar))
 
-    assert browser.open(f"{base}/healthz").read() == b'{"status": "ok"}'
+    assert json.loads(browser.open(f"{base}/healthz").read()) == {
+        "status": "ok",
+        "rate_limits": "shared",
+    }
     login_page = browser.open(f"{base}/admin/login/").read().decode()
     csrf = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', login_page)
     assert csrf is not None
