@@ -69,6 +69,7 @@ def _panel_strings(agent: Agent, language: str) -> dict[str, str]:
             "greeting": gettext("Hello, I am %(name)s. How can I help you?")
             % {"name": agent.name},
             "typing": gettext("The assistant is writing…"),
+            "earlier": gettext("Show earlier messages"),
             "working": gettext("The assistant is checking…"),
             "you": gettext("You"),
             "assistant": gettext("Assistant"),

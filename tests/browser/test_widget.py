@@ -507,3 +507,56 @@ def test_widget_reads_every_page_of_what_arrived_while_it_waited(app, browser):
     first = next(at for after, at in asked_after if int(after) < 10**12)
     second = next(at for after, at in asked_after if after == str(10**12 + 49))
     assert second - first < 1.5
+
+
+def test_widget_shows_earlier_messages_page_by_page(app, browser):
+    """After a reload the panel shows the conversation's newest page; older
+    messages come a page at a time, above, in order, on the member's request."""
+    from playwright.sync_api import expect
+
+    base, _, _ = app
+    page = browser.new_page(locale="es-ES")
+    page.goto(site(base))
+    frame = open_widget(page)
+    ask(frame, "Hola")
+    older = [
+        {
+            "id": str(n),
+            "role": "member" if n % 2 else "assistant",
+            "text": f"Mensaje antiguo {n}",
+            "created_at": "2026-12-01T10:00:00+00:00",
+        }
+        for n in range(1, 61)
+    ]
+
+    def history(route):
+        url = route.request.url
+        if "after=" in url:
+            return route.continue_()
+        if "before=" in url:
+            before = int(url.split("before=")[1].split("&")[0])
+            page_of = [m for m in older if int(m["id"]) < before][-50:]
+            more = bool(page_of) and int(page_of[0]["id"]) > 1
+        else:
+            page_of, more = older[-50:], True
+        route.fulfill(
+            status=200,
+            content_type="application/json",
+            headers={"Access-Control-Allow-Origin": "*"},
+            body=json.dumps({"messages": page_of, "more": more}),
+        )
+
+    page.route(re.compile(r".*/conversations/[^/]+/messages(\?.*)?$"), history)
+    page.reload()
+    frame = widget(page)  # open still: the page keeps the panel as it was
+    shown = frame.locator("#log li", has_text="Mensaje antiguo")
+    expect(shown).to_have_count(50, timeout=20_000)
+    earlier = frame.locator("#earlier")
+    expect(earlier).to_have_text("Mostrar mensajes anteriores")
+
+    earlier.click()
+
+    expect(shown).to_have_count(60, timeout=10_000)
+    assert shown.nth(0).inner_text().endswith("Mensaje antiguo 1")
+    assert shown.nth(59).inner_text().endswith("Mensaje antiguo 60")
+    expect(earlier).to_be_hidden()

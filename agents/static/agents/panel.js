@@ -32,6 +32,7 @@
   var putBack = null;        // a message's text put back in the box, not known to have arrived
 
   $("greeting").textContent = S.greeting;
+  $("earlier").textContent = S.earlier;
 
   // ---- talking to the gym's page ------------------------------------------------
 
@@ -97,6 +98,7 @@
     lastId = null;
     unread = 0;
     showUnread();
+    showEarlier(null);
     // A message being sent stays: it goes on in the next conversation.
     Array.prototype.slice.call(log.children).forEach(function (item) {
       if (!item.classList.contains("sending")) log.removeChild(item);
@@ -122,6 +124,7 @@
     S = config.strings[code];
     document.documentElement.lang = code;
     $("greeting").textContent = S.greeting;
+    $("earlier").textContent = S.earlier;
     closeButton.setAttribute("aria-label", S.close);
     log.setAttribute("aria-label", S.conversation);
     $("text-label").textContent = S.placeholder;
@@ -450,6 +453,32 @@
     scrollDown();
   }
 
+  // ---- older pages of the history -------------------------------------------------
+
+  var firstId = null;  // the oldest message shown, when older ones are left to read
+
+  function showEarlier(oldest) {
+    firstId = oldest;
+    $("earlier").hidden = !oldest;
+  }
+
+  // The page just before the oldest message shown, put above it in order.
+  $("earlier").addEventListener("click", function () {
+    if (!session || !firstId) return;
+    var url = config.api + "/conversations/" + encodeURIComponent(session.conversation) +
+      "/messages?before=" + encodeURIComponent(firstId);
+    fetch(url, { headers: headers({ Accept: "application/json" }) }).then(function (response) {
+      if (!response.ok) return null;
+      return response.json();
+    }).then(function (data) {
+      if (!data) return;
+      var messages = data.messages || [];
+      var oldest = shown[firstId];
+      messages.forEach(function (message) { addMessage(message, null, oldest); });
+      showEarlier(data.more && messages.length ? messages[0].id : null);
+    }).catch(function () { showAlert(S.failed); });
+  });
+
   // Messages after the last one read from the history (the newest page when none
   // has been); false when the conversation cannot be read. While a turn streams, what
   // is read is left for the next look, unless it is the history a message waits for.
@@ -469,6 +498,8 @@
         if (restoring) restoreHistory(messages);
         else if (after) messages.forEach(function (message) { addMessage(message); });
         else mergeHistory(messages);
+        // The history read last comes as its newest page: older pages on request.
+        if (!after) showEarlier(data.more && messages.length ? messages[0].id : null);
         if (messages.length) lastId = messages[messages.length - 1].id;
         // A page holds at most 50: what came later than it is the next page.
         if (after && data.more && messages.length) return fetchMessages(lastId, false);
