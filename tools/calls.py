@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import datetime
 import time
+import uuid
 from typing import Any
 
 from django.conf import settings
@@ -117,7 +118,7 @@ def tool_call_claim(log: ToolCallLog, again_for: str = "") -> ToolCallLog | None
                     log.again_for, first = again_for, None
             if first is None:
                 log.status = ToolCallLog.EXECUTING
-                log.lease_until = timezone.now() + surely_over_after()
+                log.lease_until = timezone.now() + execution_lease()
                 log.save(force_insert=True)
                 return None
         if first.status != ToolCallLog.EXECUTING or time.monotonic() > wait_until:
@@ -209,7 +210,9 @@ def tool_call_correct(
             call_id=call.pk, to=ToolCallLog.SUPERSEDED, actor=actor
         ):
             return None
+        new_id = uuid.uuid4()  # the new request's id is in its own result
         new = ToolCallLog.objects.create(
+            id=new_id,
             business_id=call.business_id,
             member_id=call.member_id,
             conversation_key=call.conversation_key,
@@ -231,7 +234,11 @@ def tool_call_correct(
             max_amount=call.max_amount,
             status=PENDING_APPROVAL,
             verification=NOT_APPLIED,
-            result={**call.result, "status": PENDING_APPROVAL},
+            result={
+                **call.result,
+                "status": PENDING_APPROVAL,
+                "pending_action": str(new_id),
+            },
             steps=[{"step": "corrected by staff", "difference": difference}],
         )
         tool_call_event(call.pk, "corrected", actor=actor, by=str(new.pk))

@@ -39,6 +39,8 @@ def test_a_correction_supersedes_and_runs_with_the_new_arguments(world, staff):
     assert request_state(corrected.status) == "pending"
     assert corrected.pk != original.pk
     assert corrected.action_key != original.action_key
+    # Its result names the new request (a repeat's "first" is this result, R7).
+    assert corrected.result["pending_action"] == str(corrected.pk)
     difference = {"start": [world.day(10), world.day(12)]}
     decision = Decision.objects.get(call=original)
     assert (decision.kind, decision.decided_by, decision.corrected_to) == (
