@@ -100,11 +100,6 @@ def _address(request: HttpRequest) -> str:
     return str(request.META.get("REMOTE_ADDR", "unknown"))
 
 
-def _allowed(key: str, limit: int) -> bool:
-    """Counts one more for ``key``: whether it is within ``limit``."""
-    return limits.count(key) <= limit
-
-
 def _starting_allowed(address: str) -> bool:
     """Whether an address may try to start a conversation: it started fewer than
     the limit this minute, and had fewer refused (an unknown agent, a bad
@@ -302,7 +297,9 @@ async def _answer(request: HttpRequest, conversation: Conversation) -> HttpRespo
         return error(400, "bad_request", "'text' must be 1 to 4,000 characters.")
     if len(text) > MAX_TEXT:
         return error(413, "too_long", "'text' must be at most 4,000 characters.")
-    if not await db_call(_allowed, f"send:{conversation.pk}", MESSAGES_PER_MINUTE):
+    if not await db_call(
+        limits.allowed, f"send:{conversation.pk}", MESSAGES_PER_MINUTE
+    ):
         return rate_limited("Too many messages; try again in a minute.")
     if "text/event-stream" in request.headers.get("Accept", ""):
         return _stream(conversation, text, _address(request))
@@ -367,14 +364,18 @@ async def _read(request: HttpRequest, conversation: Conversation) -> JsonRespons
     asked = _page_asked(request)
     if isinstance(asked, str):
         return error(400, "bad_request", asked)
-    if not await db_call(_allowed, f"read:{conversation.pk}", READS_PER_MINUTE):
-        return rate_limited("Too many reads; try again in a minute.")
     after, before, limit = asked
 
-    def read() -> dict[str, Any]:
+    def read() -> dict[str, Any] | None:
+        """The page, counted as a read; None past the limit on reads."""
+        if not limits.allowed(f"read:{conversation.pk}", READS_PER_MINUTE):
+            return None
         page, more = messages_page(
             conversation=conversation, after=after, before=before, limit=limit
         )
         return {"messages": [message_json(m) for m in page], "more": more}
 
-    return JsonResponse(await db_call(read))
+    answer = await db_call(read)
+    if answer is None:
+        return rate_limited("Too many reads; try again in a minute.")
+    return JsonResponse(answer)

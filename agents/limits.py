@@ -81,6 +81,11 @@ def count(key: str) -> int:
     return _counted(add_one)
 
 
+def allowed(key: str, limit: int) -> bool:
+    """Counts one more for ``key``: whether it is within ``limit``."""
+    return count(key) <= limit
+
+
 def counts(*keys: str) -> list[int]:
     """The current window's count of each of ``keys``."""
     buckets = [_bucket(key) for key in keys]

@@ -42,7 +42,7 @@ from tools.types import PENDING_APPROVAL
 
 #: An approved request whose task has not started after this long lost its message.
 LOST_MESSAGE_AFTER = datetime.timedelta(minutes=2)
-#: The calls of a request that ran and ended.
+#: The states of an approved request's call before it has an outcome.
 RUNNING = (ToolCallLog.APPROVED, ToolCallLog.EXECUTING)
 
 

@@ -218,7 +218,7 @@ def decide(request: HtmxHttpRequest, action_id: str, decision: str) -> HttpRespo
     reason = request.POST.get("reason", "").strip()
     service = pending_action_approve if decision == "approve" else pending_action_reject
     try:
-        action = service(action_id=action_id, user=user, reason=reason)
+        service(action_id=action_id, user=user, reason=reason)
     except NotFound:
         raise Http404 from None
     except InvalidValue as problem:
@@ -227,17 +227,12 @@ def decide(request: HtmxHttpRequest, action_id: str, decision: str) -> HttpRespo
         if request.htmx:
             return HttpResponseClientRedirect(reverse("approvals:inbox"))
         return redirect("approvals:inbox")
-    except Conflict as conflict:
+    except Conflict as conflict:  # decided by someone else: the row says how
         messages.warning(request, str(conflict))
-        action = pending_action_for_staff(action_id=action_id, user=user)
     if request.htmx:
-        action = (
-            ToolCallLog.objects.select_related(
-                "member", "business", "decision__decided_by"
-            )
-            .filter(pk=action.pk)
-            .get()
-        )
+        action = ToolCallLog.objects.select_related(
+            "member", "business", "decision__decided_by"
+        ).get(pk=action_id)
         [row] = _rows([action])
         return render(
             request, "approvals/_action.html", {"row": row, "reason_max": REASON_MAX}
