@@ -22,11 +22,13 @@ def identity(agent: Agent, sub: str = "socio-1001", **claims: Any) -> str:
     return jwt.encode(payload, agent.identity_secret, algorithm="HS256")
 
 
-def start(client: Any, agent: Agent, **body: Any) -> Any:
+def start(client: Any, agent: Agent, *, address: str = "127.0.0.1", **body: Any) -> Any:
+    """Start a conversation from ``address`` (the client's, as the server sees it)."""
     return client.post(
         "/api/v1/conversations",
         {"agent": agent.public_key, **body},
         content_type="application/json",
+        REMOTE_ADDR=address,
     )
 
 
@@ -36,6 +38,7 @@ def send(
     text: str,
     token: str | None = None,
     accept: str = "application/json",
+    address: str = "127.0.0.1",
 ) -> Any:
     data = started.json()
     return client.post(
@@ -43,4 +46,5 @@ def send(
         {"text": text},
         content_type="application/json",
         headers={"Authorization": f"Bearer {token or data['token']}", "Accept": accept},
+        REMOTE_ADDR=address,
     )

@@ -11,7 +11,7 @@ import pytest
 import time_machine
 
 from agents import limits
-from tests.agents.api_client import identity
+from tests.agents.api_client import identity, send, start
 from tools.models import Handoff
 
 pytestmark = pytest.mark.django_db
@@ -20,20 +20,8 @@ ASK = "Quiero hablar con una persona"
 
 
 def _ask_from(client, agent, address: str, **start_body):
-    started = client.post(
-        "/api/v1/conversations",
-        {"agent": agent.public_key, **start_body},
-        content_type="application/json",
-        REMOTE_ADDR=address,
-    )
-    data = started.json()
-    return client.post(
-        f"/api/v1/conversations/{data['conversation']}/messages",
-        {"text": ASK},
-        content_type="application/json",
-        headers={"Authorization": f"Bearer {data['token']}"},
-        REMOTE_ADDR=address,
-    ).json()["messages"]
+    started = start(client, agent, address=address, **start_body)
+    return send(client, started, ASK, address=address).json()["messages"]
 
 
 def test_one_address_opens_at_most_its_limit_of_cases_a_minute(client, agent):
