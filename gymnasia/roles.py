@@ -21,7 +21,8 @@ VIEW = ("view",)
 #: model label → what owners may do with it.
 OWNER_PERMISSIONS: dict[str, tuple[str, ...]] = {
     "gyms.business": ("view", "change"),
-    "gyms.staffrole": VIEW,
+    # The notification settings of each person (the rest stays read-only).
+    "gyms.staffrole": ("view", "change"),
     "gyms.member": ALL,
     "nutrition.food": ALL,
     "nutrition.mealentry": VIEW,
@@ -39,10 +40,20 @@ OWNER_PERMISSIONS: dict[str, tuple[str, ...]] = {
     "agents.conversation": VIEW,
     "agents.message": VIEW,
     "approvals.decision": VIEW,
+    "approvals.staffnotice": VIEW,
+    "approvals.webhookendpoint": ALL,
+    "approvals.webhookdelivery": VIEW,
 }
 #: Staff read what owners may read, and change nothing in admin.
 STAFF_PERMISSIONS: dict[str, tuple[str, ...]] = {
-    label: VIEW for label in OWNER_PERMISSIONS if label != "tools.integration"
+    label: VIEW
+    for label in OWNER_PERMISSIONS
+    if label
+    not in {
+        "tools.integration",
+        "approvals.webhookendpoint",
+        "approvals.webhookdelivery",
+    }
 }
 
 

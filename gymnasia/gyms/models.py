@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import datetime
 import zoneinfo
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
+from django.core.validators import MinValueValidator
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
@@ -36,6 +38,24 @@ class Business(models.Model):
         max_length=2,
         choices=Language.choices,
         default=Language.SPANISH,
+    )
+    reminder_minutes = models.PositiveSmallIntegerField(
+        _("remind staff after (minutes)"),
+        default=15,
+        validators=[MinValueValidator(1)],
+        help_text=_(
+            "A request still waiting this long reminds the staff who asked for "
+            "reminders, once."
+        ),
+    )
+    escalation_minutes = models.PositiveSmallIntegerField(
+        _("tell the owners after (minutes)"),
+        default=60,
+        validators=[MinValueValidator(1)],
+        help_text=_(
+            "A request still waiting this long is told to the owners, once; sooner "
+            "when it would expire first."
+        ),
     )
     created_at = models.DateTimeField(_("created at"), auto_now_add=True)
 
@@ -72,6 +92,33 @@ class StaffRole(models.Model):
         verbose_name=_("user"),
     )
     role = models.CharField(_("role"), max_length=10, choices=Role.choices)
+    # How this person hears of what waits for them (approvals.notices).
+    email_notifications = models.BooleanField(
+        _("e-mail notifications"),
+        default=True,
+        help_text=_("Sent to the user's e-mail address."),
+    )
+    notify_requests = models.BooleanField(_("new requests"), default=True)
+    notify_handoffs = models.BooleanField(_("new handoffs"), default=True)
+    notify_reminders = models.BooleanField(
+        _("reminders"),
+        default=True,
+        help_text=_("Requests still waiting; owners also hear of the overdue ones."),
+    )
+    quiet_from = models.TimeField(
+        _("quiet hours from"),
+        null=True,
+        blank=True,
+        help_text=_("In the gym's time zone; mails wait until the quiet hours end."),
+    )
+    quiet_until = models.TimeField(_("quiet hours until"), null=True, blank=True)
+    language = models.CharField(
+        _("language"),
+        max_length=2,
+        choices=Language.choices,
+        blank=True,
+        help_text=_("Empty means the business's default language."),
+    )
 
     class Meta:
         verbose_name = _("staff role")
@@ -84,6 +131,27 @@ class StaffRole(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user} ({self.get_role_display()}, {self.business})"
+
+    def clean(self) -> None:
+        if (self.quiet_from is None) != (self.quiet_until is None):
+            raise ValidationError(
+                _("Give both ends of the quiet hours, or neither.")
+            )
+
+    def quiet_at(self, moment: datetime.datetime) -> bool:
+        """Whether ``moment`` falls in this person's quiet hours, read in the
+        gym's time zone (hours that pass midnight, 22:00–07:00, included)."""
+        if self.quiet_from is None or self.quiet_until is None:
+            return False
+        local = moment.astimezone(self.business.zone).time()
+        if self.quiet_from <= self.quiet_until:
+            return self.quiet_from <= local < self.quiet_until
+        return local >= self.quiet_from or local < self.quiet_until
+
+    @property
+    def reads(self) -> str:
+        """The language mails and pages for this person are written in."""
+        return self.language or self.business.language
 
 
 class Member(models.Model):
