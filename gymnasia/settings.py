@@ -62,6 +62,31 @@ STRIPE_API_BASES = [base.rstrip("/") for base in _list("STRIPE_API_BASES")] or [
     "https://api.stripe.com"
 ]
 
+#: Whether webhook endpoints may be on loopback or private addresses (and plain
+#: http): the tests' receivers only. Off, a gym's endpoint cannot be pointed at
+#: the machines beside Gymnasia.
+WEBHOOK_ALLOW_PRIVATE = _flag("WEBHOOK_ALLOW_PRIVATE")
+#: Seconds before each retry of a webhook delivery that did not get a 2xx: eight
+#: tries over about an hour.
+WEBHOOK_RETRY_DELAYS = [15, 60, 180, 300, 600, 900, 1500]
+
+# E-mail through Django's own settings. Without a server, mails are written as
+# files under the data directory (``make run`` says where).
+EMAIL_HOST = os.environ.get("EMAIL_HOST", "")
+EMAIL_PORT = int(os.environ.get("EMAIL_PORT") or 25)
+EMAIL_HOST_USER = os.environ.get("EMAIL_HOST_USER", "")
+EMAIL_HOST_PASSWORD = os.environ.get("EMAIL_HOST_PASSWORD", "")
+EMAIL_USE_TLS = _flag("EMAIL_USE_TLS")
+EMAIL_TIMEOUT = 10
+DEFAULT_FROM_EMAIL = os.environ.get(
+    "DEFAULT_FROM_EMAIL", "Gymnasia <gymnasia@localhost>"
+)
+if EMAIL_HOST:
+    EMAIL_BACKEND = "django.core.mail.backends.smtp.EmailBackend"
+else:
+    EMAIL_BACKEND = "django.core.mail.backends.filebased.EmailBackend"
+    EMAIL_FILE_PATH = DATA_DIR / "mail"
+
 
 def _fernet_keys() -> list[str]:
     keys = _list("FIELD_ENCRYPTION_KEYS")
