@@ -23,10 +23,22 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from agents.outcomes import INTERRUPTED, conversation_outcome_post
-from approvals.models import Decision
+from agents.outcomes import (
+    INTERRUPTED,
+    conversation_handoff_settled,
+    conversation_outcome_post,
+)
+from approvals.events import (
+    decision_record,
+    event_record,
+    handoff_data,
+    notices_due,
+    notices_remind,
+)
+from approvals.models import Decision, Event
 from approvals.presentation import CORRECTED
 from approvals.selectors import State, request_state
+from approvals.webhooks import webhook_deliveries_sweep
 from gymnasia.errors import Conflict, InvalidValue, NotFound
 from gymnasia.gyms.models import StaffRole
 from gymnasia.text import text_checked_storable
@@ -36,8 +48,9 @@ from tools.calls import (
     tool_calls_abandoned_hand_over,
 )
 from tools.dispatcher import correction_checked, dispatch_approved
-from tools.models import ToolCallLog
+from tools.models import Handoff, ToolCallLog
 from tools.presentation import TOOL_TITLES
+from tools.services import handoff_resolve
 from tools.types import PENDING_APPROVAL
 
 #: An approved request whose task has not started after this long lost its message.
@@ -104,13 +117,15 @@ def _decide(
             call_id=call.pk, to=to, actor=user, reason=reason, now=now
         )
         if changed:
-            Decision.objects.create(
-                business_id=call.business_id,
-                call=call,
-                kind=to,
-                decided_by_id=user.pk,
-                decided_at=now,
-                reason=reason,
+            decision_record(
+                Decision.objects.create(
+                    business_id=call.business_id,
+                    call=call,
+                    kind=to,
+                    decided_by_id=user.pk,
+                    decided_at=now,
+                    reason=reason,
+                )
             )
             if to == Decision.Kind.APPROVED:
                 from approvals.tasks import execute_approved_action
@@ -178,15 +193,17 @@ def pending_action_correct(
             call=call, arguments=corrected, actor=user, difference=difference
         )
         if new is not None:
-            Decision.objects.create(
-                business_id=call.business_id,
-                call=call,
-                kind=Decision.Kind.SUPERSEDED,
-                decided_by_id=user.pk,
-                decided_at=now,
-                reason=CORRECTED,
-                corrected_to=new,
-                difference=difference,
+            decision_record(
+                Decision.objects.create(
+                    business_id=call.business_id,
+                    call=call,
+                    kind=Decision.Kind.SUPERSEDED,
+                    decided_by_id=user.pk,
+                    decided_at=now,
+                    reason=CORRECTED,
+                    corrected_to=new,
+                    difference=difference,
+                )
             )
     if new is None:
         raise _already_decided(call, now)
@@ -204,11 +221,13 @@ def pending_actions_expire(*, now: datetime.datetime | None = None) -> int:
     for call_id, business_id in overdue:
         with transaction.atomic():
             if tool_call_decide(call_id=call_id, to=ToolCallLog.EXPIRED, now=now):
-                Decision.objects.create(
-                    business_id=business_id,
-                    call_id=call_id,
-                    kind=Decision.Kind.EXPIRED,
-                    decided_at=now,
+                decision_record(
+                    Decision.objects.create(
+                        business_id=business_id,
+                        call_id=call_id,
+                        kind=Decision.Kind.EXPIRED,
+                        decided_at=now,
+                    )
                 )
                 expired += 1
                 transaction.on_commit(partial(_tell_expired, call_id))
@@ -268,6 +287,9 @@ def pending_actions_sweep(*, now: datetime.datetime | None = None) -> dict[str, 
         if call.expires_at is None:  # a turn's write: no decision to tell by
             interrupted += 1
             _tell_member(call, INTERRUPTED)
+    reminded = notices_remind(now=now)
+    mailed = notices_due(now=now)
+    webhooks = webhook_deliveries_sweep(now=now)
     untold = Decision.objects.filter(
         kind=Decision.Kind.APPROVED, told_at__isnull=True
     ).exclude(call__status__in=RUNNING)
@@ -281,4 +303,36 @@ def pending_actions_sweep(*, now: datetime.datetime | None = None) -> dict[str, 
         "unknown": len(handed_over) - interrupted,
         "interrupted": interrupted,
         "told": told,
+        **reminded,
+        "mailed": mailed,
+        "webhooks": webhooks,
     }
+
+
+def handoff_settle(
+    *, handoff_id: Any, user: AbstractBaseUser, resolution: str, note: str = ""
+) -> Handoff:
+    """Record what actually happened with a case (``tools``' one service), tell
+    the gym's own tools (``handoff.resolved``), then the member."""
+    with transaction.atomic():
+        handoff = handoff_resolve(
+            handoff_id=handoff_id,
+            business_ids=StaffRole.objects.filter(user_id=user.pk).values(
+                "business_id"
+            ),
+            user=user,
+            resolution=resolution,
+            note=note,
+        )
+        event_record(
+            business_id=handoff.business_id,
+            type=Event.Type.HANDOFF_RESOLVED,
+            data=handoff_data(handoff),
+            handoff=handoff,
+        )
+    conversation_handoff_settled(
+        conversation_key=handoff.conversation_key,
+        resolution=handoff.resolution,
+        note=handoff.note,
+    )
+    return handoff

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from celery import shared_task
 
+from approvals.events import events_announce
+from approvals.notices import notices_mail
 from approvals.services import pending_action_execute, pending_actions_sweep
 
 
@@ -16,6 +18,22 @@ def execute_approved_action(call_id: str) -> str:
 
 @shared_task(name="approvals.sweep")
 def sweep_pending_actions() -> dict[str, int]:
-    """Expire, re-send lost approvals, and hand over stuck executions and the
-    writes of turns that stopped while they ran."""
+    """Expire, re-send lost approvals, hand over stuck executions and the writes
+    of turns that stopped while they ran; remind and escalate what still waits."""
     return pending_actions_sweep()
+
+
+@shared_task(name="approvals.announce")
+def announce() -> int:
+    """Record the requests made and the cases opened since the last look, and
+    tell the people and endpoints that want to hear of them."""
+    return events_announce()
+
+
+@shared_task(name="approvals.mail_staff")
+def mail_staff(role_id: int) -> None:
+    """Mail one person what waits for them; if a mail went out less than a
+    minute ago, try again when the minute is over."""
+    wait = notices_mail(role_id=role_id)
+    if wait > 0:
+        mail_staff.apply_async((role_id,), countdown=wait)

@@ -1,11 +1,13 @@
 from django.urls import path
 
-from approvals import views
+from approvals import links, preferences, views
 
 app_name = "approvals"
 
 urlpatterns = [
     path("", views.inbox, name="inbox"),
+    path("link/<str:token>", links.link, name="link"),
+    path("notifications", preferences.preferences, name="preferences"),
     path("approve-selected", views.approve_selected, name="approve-selected"),
     path("<uuid:action_id>/correct", views.correct, name="correct"),
     path("<uuid:action_id>/<str:decision>", views.decide, name="decide"),

@@ -53,6 +53,8 @@ def configure_from_settings(sender: Celery, **kwargs: Any) -> None:
         beat_schedule_filename=str(settings.DATA_DIR / "celerybeat-schedule"),
         beat_schedule={
             "sweep-pending-actions": {"task": "approvals.sweep", "schedule": 60.0},
+            # Staff hear of a new request within about a second of it.
+            "announce": {"task": "approvals.announce", "schedule": 1.0},
         },
     )
 

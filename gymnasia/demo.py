@@ -209,12 +209,22 @@ class DemoSeed:
     members: list[Member] = field(default_factory=list)
 
 
+def demo_email(username: str) -> str:
+    """The demo owner's and staff member's address (a domain kept for examples:
+    with ``EMAIL_HOST`` set, a real server would refuse to deliver it)."""
+    return f"{username}@example.com"
+
+
 def _demo_user(username: str, role: str, business: Business) -> tuple[str, str]:
     user_model = get_user_model()
     password = demo_password(role)
     user, created = user_model.objects.get_or_create(
-        username=username, defaults={"is_staff": True, "is_active": True}
+        username=username,
+        defaults={"is_staff": True, "is_active": True, "email": demo_email(username)},
     )
+    if not user.email:  # made before the demo's staff had addresses
+        user.email = demo_email(username)
+        user.save(update_fields=["email"])
     # The login printed must work: a demo account deactivated or changed since
     # is made one again.
     if (

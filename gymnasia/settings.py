@@ -81,6 +81,13 @@ EMAIL_TIMEOUT = 10
 DEFAULT_FROM_EMAIL = os.environ.get(
     "DEFAULT_FROM_EMAIL", "Gymnasia <gymnasia@localhost>"
 )
+#: The address staff open Gymnasia at, for the links in their mails; by default
+#: the first of ALLOWED_HOSTS over https (http://localhost:8000 under DEBUG).
+SITE_URL = os.environ.get("SITE_URL", "").rstrip("/") or (
+    "http://localhost:8000"
+    if DEBUG or not ALLOWED_HOSTS
+    else f"https://{ALLOWED_HOSTS[0]}"
+)
 if EMAIL_HOST:
     EMAIL_BACKEND = "django.core.mail.backends.smtp.EmailBackend"
 else:

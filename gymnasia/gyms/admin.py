@@ -23,6 +23,16 @@ from django.utils.translation import gettext_lazy as _
 from gymnasia.gyms.models import Business, Member, StaffRole
 from gymnasia.gyms.selectors import businesses_for_user
 
+#: What a person changes of how they are told (here, and on the inbox's page).
+NOTIFICATION_FIELDS = [
+    "email_notifications",
+    "notify_requests",
+    "notify_handoffs",
+    "notify_reminders",
+    "quiet_from",
+    "quiet_until",
+    "language",
+]
 OWNER_ROLES = (StaffRole.Role.OWNER,)
 ANY_ROLE = (StaffRole.Role.OWNER, StaffRole.Role.STAFF)
 
@@ -238,8 +248,22 @@ class BusinessAdmin(BusinessScopedAdmin):
 
 @admin.register(StaffRole)
 class StaffRoleAdmin(BusinessScopedAdmin):
-    list_display = ["user", "business", "role"]
-    list_filter = ["role", "business"]
+    """Who works at a gym, and how each person is told of what waits for them:
+    an owner changes the latter; who has which role is the operator's."""
+
+    list_display = ["user", "business", "role", "email_notifications", "language"]
+    list_filter = ["role", "business", "email_notifications"]
+    fieldsets = [
+        (None, {"fields": ["business", "user", "role"]}),
+        (_("How this person is told"), {"fields": NOTIFICATION_FIELDS}),
+    ]
+
+    def get_readonly_fields(
+        self, request: HttpRequest, obj: Any = None
+    ) -> list[str] | tuple[str, ...]:
+        if request.user.is_superuser:
+            return ()
+        return ["business", "user", "role"]
 
 
 @admin.register(Member)

@@ -47,6 +47,10 @@ class Command(BaseCommand):
             )
         settings.DATA_DIR.mkdir(parents=True, exist_ok=True)
         worker = None
+        base = f"http://{options['host']}:{options['port']}"
+        # Links in staff's mails point where this server answers, unless the
+        # operator said where Gymnasia is reached (SITE_URL).
+        env = {"SITE_URL": f"http://localhost:{options['port']}", **os.environ}
         if not options["no_worker"]:
             worker = subprocess.Popen(
                 [
@@ -60,13 +64,13 @@ class Command(BaseCommand):
                     "--pool=solo",
                     "--loglevel=INFO",
                 ],
-                env=os.environ.copy(),
+                env=env,
             )
-        base = f"http://{options['host']}:{options['port']}"
         self.stdout.write(
             f"Gymnasia at {base}/  (admin: {base}/admin/, staff inbox: {base}/inbox/, "
             f"conversation API: {base}/api/v1/conversations)"
         )
+        self.stdout.write(f"Mails to staff: {_mail_destination()}")
         if settings.DEMO_SITE:
             self.stdout.write(
                 f"Demo gym site with the chat widget: "
@@ -96,6 +100,12 @@ class Command(BaseCommand):
                     worker.wait(timeout=15)
                 except subprocess.TimeoutExpired:
                     worker.kill()
+
+
+def _mail_destination() -> str:
+    if settings.EMAIL_BACKEND.endswith("filebased.EmailBackend"):
+        return f"written as files in {settings.EMAIL_FILE_PATH}"
+    return f"sent through {settings.EMAIL_HOST}:{settings.EMAIL_PORT}"
 
 
 def _exit_on_signal(signum: int, frame: object) -> None:
