@@ -100,18 +100,18 @@ def _recipients(business_id: int, kind: str) -> Iterable[StaffRole]:
 def _notices_create(
     business_id: int, kind: str, *, call: Any = None, handoff: Any = None
 ) -> set[int]:
-    """A notice of ``kind`` for each person who wants one and has none yet;
-    the people who got one (to be mailed after the commit)."""
-    roles = list(_recipients(business_id, kind).values_list("pk", flat=True))
+    """A notice of ``kind`` for each person who wants one and has none yet; the
+    people whose notice this made (to be mailed after the commit). A sweep
+    beside this one that made a person's first finds it made here."""
     subject = {"call": call} if call is not None else {"handoff": handoff}
-    StaffNotice.objects.bulk_create(
-        [
-            StaffNotice(business_id=business_id, role_id=role, kind=kind, **subject)
-            for role in roles
-        ],
-        ignore_conflicts=True,  # a sweep beside this one made it first
-    )
-    return set(roles)
+    made = set()
+    for role in _recipients(business_id, kind).values_list("pk", flat=True):
+        _, created = StaffNotice.objects.get_or_create(
+            role_id=role, kind=kind, **subject, defaults={"business_id": business_id}
+        )
+        if created:
+            made.add(role)
+    return made
 
 
 def event_record(
@@ -225,7 +225,8 @@ def notices_remind(*, now: datetime.datetime) -> dict[str, int]:
             with transaction.atomic():
                 roles = _notices_create(call.business_id, kind, call=call)
                 _mail_after_commit(roles)
-            counts["reminded" if kind == Kind.REMINDER else "escalated"] += 1
+            if roles:
+                counts["reminded" if kind == Kind.REMINDER else "escalated"] += 1
     return counts
 
 

@@ -134,13 +134,11 @@ class StaffRole(models.Model):
 
     def clean(self) -> None:
         if (self.quiet_from is None) != (self.quiet_until is None):
-            raise ValidationError(
-                _("Give both ends of the quiet hours, or neither.")
-            )
+            raise ValidationError(_("Give both ends of the quiet hours, or neither."))
 
     def quiet_at(self, moment: datetime.datetime) -> bool:
         """Whether ``moment`` falls in this person's quiet hours, read in the
-        gym's time zone (hours that pass midnight, 22:00–07:00, included)."""
+        gym's time zone (hours that pass midnight, 22:00 to 07:00, included)."""
         if self.quiet_from is None or self.quiet_until is None:
             return False
         local = moment.astimezone(self.business.zone).time()

@@ -59,8 +59,12 @@ def database_url() -> str:
 class Worker:
     """A Celery worker subprocess (solo pool: killing it kills the task too)."""
 
-    def __init__(self, log: Path) -> None:
+    def __init__(
+        self, log: Path, *, env: dict[str, str] | None = None, beat: bool = False
+    ) -> None:
         self.log = log
+        self.env = env or {}
+        self.beat = beat  # run beat's schedule inside the worker, as ``serve`` does
         self.process: subprocess.Popen[bytes] | None = None
 
     def start(self) -> None:
@@ -69,6 +73,8 @@ class Worker:
             "DEBUG": "1",
             "DATABASE_URL": database_url(),
             "CELERY_BROKER_URL": settings.CELERY_BROKER_URL,
+            "GYMNASIA_DATA_DIR": str(self.log.parent),
+            **self.env,
         }
         self.process = subprocess.Popen(
             [
@@ -79,6 +85,7 @@ class Worker:
                 "gymnasia",
                 "worker",
                 "--pool=solo",
+                *(["--beat"] if self.beat else []),
                 "--loglevel=INFO",
                 "--without-gossip",
                 "--without-mingle",
