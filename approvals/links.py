@@ -140,7 +140,8 @@ def link(request: HttpRequest, token: str) -> HttpResponse:
             {"refused": refused.words},
             status=refused.status,
         )
-    with translation.override(notice.role.reads):
+    business = notice.role.business
+    with translation.override(notice.role.reads), timezone.override(business.zone):
         return _confirm_or_decide(request, notice, call, action)
 
 
