@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import email
 import email.policy
+import logging
 import socket
 import threading
 import time
@@ -76,6 +77,7 @@ def smtp_server() -> Iterator[tuple[int, Inbox]]:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
+    logging.getLogger("mail.log").setLevel(logging.WARNING)  # a line per command
     inbox = Inbox()
     controller = Controller(inbox, hostname="127.0.0.1", port=port)
     controller.start()
