@@ -7,8 +7,9 @@ from dataclasses import dataclass
 from typing import Generic, TypeVar
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
-from django.db.models import Model, Q, QuerySet
+from django.db.models import Count, Model, OuterRef, Q, QuerySet, Subquery
 from django.db.models.enums import TextChoices
+from django.db.models.functions import Coalesce
 from django.utils.translation import gettext_lazy as _
 
 from gymnasia.gyms.models import StaffRole
@@ -122,6 +123,31 @@ def pending_actions_for_staff(
         qs = qs.filter(tool_name=tool)
     qs = qs.select_related("member", "business", "decision__decided_by")
     return _page(qs, "created_at", before, limit)
+
+
+def pending_actions_count(*, user: AbstractBaseUser | AnonymousUser) -> int | None:
+    """How many requests wait for approval at the user's gyms (the inbox's title
+    and the admin's header show it), or ``None`` for a user who works at no gym.
+    One query: each of the user's roles with its gym's count."""
+    if not user.is_authenticated:
+        return None
+    waiting = (
+        ToolCallLog.objects.filter(
+            business_id=OuterRef("business_id"),
+            status=PENDING_APPROVAL,
+            expires_at__isnull=False,
+        )
+        .order_by()
+        .values("business_id")
+        .annotate(count=Count("pk"))
+        .values("count")
+    )
+    counts = list(
+        StaffRole.objects.filter(user_id=user.pk)
+        .annotate(waiting=Coalesce(Subquery(waiting), 0))
+        .values_list("waiting", flat=True)
+    )
+    return sum(counts) if counts else None
 
 
 def handoffs_for_staff(

@@ -33,6 +33,7 @@ from approvals.presentation import decision_reason_described
 from approvals.selectors import (
     State,
     handoffs_for_staff,
+    pending_actions_count,
     pending_actions_for_staff,
     request_state,
     user_is_gym_staff,
@@ -183,7 +184,8 @@ def _argument_fields(action: ToolCallLog) -> list[dict[str, Any]]:
 @signed_in
 @require_GET
 def inbox(request: HtmxHttpRequest) -> HttpResponse:
-    """Pending approvals, newest first, filtered by tool and status."""
+    """Pending approvals, newest first, filtered by tool and status; the title
+    carries how many wait (a refresh's ``<title>``, which htmx puts in the tab)."""
     user = _staff(request)
     status = request.GET.get("status", State.PENDING)
     tool = request.GET.get("tool", "")
@@ -203,6 +205,7 @@ def inbox(request: HtmxHttpRequest) -> HttpResponse:
         "tools": [(name, tool_title(name)) for name in TOOL_TITLES],
         "refresh_seconds": INBOX_REFRESH_SECONDS,
         "reason_max": REASON_MAX,
+        "waiting": pending_actions_count(user=user),
     }
     template = "approvals/_actions.html" if request.htmx else "approvals/inbox.html"
     return render(request, template, context)

@@ -6,6 +6,9 @@ character: a crafted address (``?tool_name=%00``) was a server error. It is a ba
 request instead, answered before any query runs. So is a number past what its
 field can hold (``?created_at__year=99999999999``, which Django's date
 hierarchy turns into a date without catching the overflow).
+
+Its header names Gymnasia and, for staff of a gym, links to their inbox with
+how many requests wait there.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from django.contrib import admin
 from django.contrib.admin.apps import AdminConfig
 from django.core.exceptions import BadRequest
 from django.http import HttpRequest, HttpResponseBase
+from django.utils.translation import gettext_lazy as _
 
 from gymnasia.text import storable
 
@@ -25,6 +29,23 @@ View = TypeVar("View", bound=Callable[..., HttpResponseBase])
 
 
 class GymnasiaAdminSite(admin.AdminSite):
+    site_header = "Gymnasia"
+    site_title = "Gymnasia"
+    index_title = _("Administration")
+
+    def each_context(self, request: HttpRequest) -> dict[str, Any]:
+        """Django's context of every admin page, and how many requests wait at
+        the user's gyms, for the header's link to the staff inbox
+        (``templates/admin/base_site.html``; ``None``, no link, for a user who
+        works at no gym). One query."""
+        # Imported here: this module is loaded with the app registry, before
+        # any model can be.
+        from approvals.selectors import pending_actions_count
+
+        context = super().each_context(request)
+        context["inbox_waiting"] = pending_actions_count(user=request.user)
+        return context
+
     def admin_view(self, view: View, cacheable: bool = False) -> View:
         """Django's wrapping of every admin page (sign-in and permission first),
         around a view that refuses a query string no database column can take."""

@@ -301,3 +301,81 @@ def test_the_inbox_and_admin_run_under_a_strict_content_security_policy(
     assert not any("unsafe-eval" in policy for policy in policies)
     assert refused == []
     assert page.locator("#handoffs").count() == 1
+
+
+#: The browser's notifications, recorded instead of shown (headless Chromium shows
+#: none), with the permission the browser holds.
+RECORD_NOTIFICATIONS = """
+(function () {
+  var Shown = window.Notification;
+  window.notificationsMade = [];
+  function Recorded(title, options) {
+    window.notificationsMade.push({title: title, body: options.body, tag: options.tag});
+  }
+  Object.defineProperty(Recorded, "permission", {
+    get: function () { return Shown.permission; }
+  });
+  Recorded.requestPermission = Shown.requestPermission.bind(Shown);
+  window.Notification = Recorded;
+})();
+"""
+
+
+def test_a_new_request_is_told_on_the_desktop_and_in_the_title(
+    embedded_app,  # noqa: F811
+    browser,
+):
+    """With desktop notifications allowed, a request that arrives while the inbox
+    is open raises the count in the tab's title and makes one notification, its
+    tool and member, tagged with its id; the request waiting when the page
+    loaded makes none."""
+    from playwright.sync_api import expect
+
+    base, seeded, _ = embedded_app
+    lines = seeded_lines(seeded)
+    ask_for_a_freeze(base, lines, "socio-1001", "Congela mi cuota del 1 al 10 de mayo")
+    page = staff_inbox(browser, base, lines)
+    page.context.grant_permissions(["notifications"], origin=base)
+    page.add_init_script(RECORD_NOTIFICATIONS)
+    page.reload()
+    expect(page).to_have_title("(1) Solicitudes pendientes de aprobación · Gymnasia")
+    expect(page.locator("#desktop-notifications")).to_be_hidden()  # allowed
+
+    ask_for_a_freeze(base, lines, "socio-1003", "Freeze my membership from 1 to 10 May")
+
+    expect(page).to_have_title(
+        "(2) Solicitudes pendientes de aprobación · Gymnasia", timeout=15_000
+    )
+    emma = page.locator("tr[data-status=pending]", has_text="Emma Clarke")
+    page.wait_for_function("window.notificationsMade.length > 0")
+    page.wait_for_timeout(6_000)  # past another refresh: still one
+    assert page.evaluate("window.notificationsMade") == [
+        {
+            "title": "Congelar la cuota",
+            "body": "Emma Clarke",
+            "tag": emma.get_attribute("data-request"),
+        }
+    ]
+    page.screenshot(path=str(ARTIFACTS / "inbox-new-request.png"), full_page=True)
+    page.close()
+
+
+def test_the_inbox_asks_for_desktop_notifications_and_says_when_refused(
+    embedded_app,  # noqa: F811
+    browser,
+):
+    """Before the browser is asked, the inbox offers to turn notifications on;
+    once refused, it says so in words instead of offering again."""
+    from playwright.sync_api import expect
+
+    base, seeded, _ = embedded_app
+    page = staff_inbox(browser, base, seeded_lines(seeded))
+    offer = page.locator("#desktop-notifications")
+    expect(offer.locator("button")).to_be_visible()
+    expect(offer.locator("span")).to_be_hidden()
+
+    offer.locator("button").click()  # headless Chromium refuses
+
+    expect(offer.locator("span")).to_be_visible()
+    expect(offer.locator("button")).to_be_hidden()
+    page.close()

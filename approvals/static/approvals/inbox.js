@@ -35,4 +35,50 @@
       event.preventDefault();
     }
   });
+
+  // Desktop notifications, once staff allow them: after each refresh, one for
+  // each request listed as waiting that was not listed before (those of the
+  // first load are remembered, not announced). The request's id is the
+  // notification's tag, so the inbox open in two tabs shows it once.
+  var seen = null;
+
+  function notifyNewRequests() {
+    var rows = document.querySelectorAll("#actions tr[data-status=pending][data-request]");
+    var first = seen === null;
+    var allowed = "Notification" in window && Notification.permission === "granted";
+    seen = seen || {};
+    Array.prototype.forEach.call(rows, function (row) {
+      var id = row.getAttribute("data-request");
+      if (seen[id]) return;
+      seen[id] = true;
+      if (first || !allowed) return;
+      var notification = new Notification(row.getAttribute("data-title"), {
+        body: row.getAttribute("data-member"),
+        tag: id
+      });
+      notification.onclick = function () { window.focus(); };
+    });
+  }
+
+  // The button that asks for the permission, while the browser has not been
+  // asked; words instead when it was refused; nothing once allowed.
+  function showPermission() {
+    var offer = document.getElementById("desktop-notifications");
+    if (!offer || !("Notification" in window)) return;
+    offer.hidden = Notification.permission === "granted";
+    offer.querySelector("button").hidden = Notification.permission !== "default";
+    offer.querySelector("span").hidden = Notification.permission !== "denied";
+  }
+
+  document.addEventListener("click", function (event) {
+    if (event.target.closest("#desktop-notifications button")) {
+      Notification.requestPermission().then(showPermission);
+    }
+  });
+
+  document.addEventListener("DOMContentLoaded", function () {
+    showPermission();
+    notifyNewRequests();
+  });
+  document.addEventListener("htmx:afterSettle", notifyNewRequests);
 })();

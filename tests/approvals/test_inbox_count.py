@@ -1,0 +1,134 @@
+"""How many requests wait for a staff member, where they look: the inbox's title
+(on the page and on each refresh of its list) and the admin's header."""
+
+from __future__ import annotations
+
+import pytest
+from django.contrib import admin
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from approvals.selectors import pending_actions_count
+from approvals.services import pending_action_reject
+from gymnasia.admin_site import GymnasiaAdminSite
+from tests.approvals.test_pending_actions import request_freeze
+from tests.factories import StaffRoleFactory, UserFactory
+from tests.tools.world import build_world
+
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("no_broker")]
+
+TITLE = "Requests waiting for approval · Gymnasia"
+
+
+def two_waiting_one_rejected(world) -> None:
+    """Three requests of the gym: two still waiting, one rejected."""
+    request_freeze(world, start=10, end=19, conversation="conversation-1")
+    request_freeze(world, start=20, end=29, conversation="conversation-2")
+    rejected = request_freeze(world, start=30, end=39, conversation="conversation-3")
+    owner = StaffRoleFactory(business=world.business).user
+    pending_action_reject(action_id=rejected.pk, user=owner, reason="")
+
+
+def test_inbox_title_counts_the_requests_waiting_at_the_staff_members_gym(
+    staff_client, world, settings
+):
+    """Another gym's request and a decided one are not counted, on the page nor
+    in the list's refresh, whose title htmx puts in the tab."""
+    settings.LANGUAGE_CODE = "en"
+    two_waiting_one_rejected(world)
+    request_freeze(build_world())  # another gym's
+
+    page = staff_client.get("/inbox/").content.decode()
+    fragment = staff_client.get(
+        "/inbox/", headers={"HX-Request": "true"}
+    ).content.decode()
+
+    assert f"<title>(2) {TITLE}</title>" in page
+    assert page.count("<title>") == 1
+    assert fragment.rstrip().endswith(f"</table>\n<title>(2) {TITLE}</title>")
+
+
+def test_inbox_title_has_no_count_when_nothing_waits(staff_client, world, settings):
+    settings.LANGUAGE_CODE = "en"
+    request_freeze(build_world())  # another gym's
+
+    page = staff_client.get("/inbox/").content.decode()
+    fragment = staff_client.get(
+        "/inbox/", headers={"HX-Request": "true"}
+    ).content.decode()
+
+    assert f"<title>{TITLE}</title>" in page
+    assert f"<title>{TITLE}</title>" in fragment
+    assert "(0)" not in page + fragment
+
+
+def test_pending_actions_count_adds_up_the_users_gyms_in_one_query(
+    world, django_assert_num_queries
+):
+    """A person working at two gyms counts the requests waiting at both, and no
+    other gym's."""
+    two_waiting_one_rejected(world)
+    other_world = build_world()
+    request_freeze(other_world)
+    user = StaffRoleFactory(business=world.business, role="staff").user
+    StaffRoleFactory(business=other_world.business, user=user, role="staff")
+    request_freeze(build_world())  # a gym the user does not work at
+
+    with django_assert_num_queries(1):
+        count = pending_actions_count(user=user)
+
+    assert count == 3
+
+
+def test_pending_actions_count_is_none_for_a_user_of_no_gym(world):
+    request_freeze(world)
+    superuser = UserFactory(is_superuser=True)
+
+    assert pending_actions_count(user=superuser) is None
+
+
+def test_admin_header_links_to_the_inbox_with_the_count(staff_client, world, settings):
+    settings.LANGUAGE_CODE = "en"
+    two_waiting_one_rejected(world)
+    request_freeze(build_world())  # another gym's
+
+    page = staff_client.get("/admin/").content.decode()
+
+    assert '<a href="/inbox/" id="inbox-link">Inbox (2)</a>' in page
+
+
+def test_admin_header_has_no_inbox_link_for_a_user_of_no_gym(client, world):
+    """A superuser who works at no gym has no inbox (it would refuse them)."""
+    request_freeze(world)
+    client.force_login(UserFactory(is_superuser=True))
+
+    page = client.get("/admin/").content.decode()
+
+    assert 'id="inbox-link"' not in page
+    assert 'href="/inbox/"' not in page
+
+
+def test_admin_header_costs_one_query(staff_client, world, monkeypatch):
+    """An admin page asks the database once more than Django's own would, however
+    many requests wait."""
+    two_waiting_one_rejected(world)
+    request_freeze(build_world())
+
+    with CaptureQueriesContext(connection) as ours:
+        staff_client.get("/admin/agents/agent/")
+    monkeypatch.setattr(GymnasiaAdminSite, "each_context", admin.AdminSite.each_context)
+    with CaptureQueriesContext(connection) as djangos:
+        staff_client.get("/admin/agents/agent/")
+
+    assert len(ours) - len(djangos) == 1
+
+
+def test_admin_is_branded_gymnasia(staff_client, settings):
+    """The header and the tab say Gymnasia, not Django administration."""
+    settings.LANGUAGE_CODE = "en"
+
+    page = staff_client.get("/admin/").content.decode()
+
+    assert '<a href="/admin/">Gymnasia</a>' in page
+    assert "<title>Administration | Gymnasia</title>" in page
+    assert "Django" not in page
