@@ -22,7 +22,6 @@ words, by kind (the key refused, not reachable, no answer, not Stripe's answer).
 from __future__ import annotations
 
 import ipaddress
-import socket
 from decimal import Decimal
 from typing import Any
 from urllib.parse import urlsplit
@@ -33,6 +32,7 @@ from django.utils.translation import gettext as _
 
 from gymnasia.errors import InvalidValue, NotFound
 from gymnasia.gyms.models import Business, Member
+from tools.integrations.addresses import address_public, host_addresses
 from tools.integrations.errors import (
     IntegrationUnavailable,
     NotDelivered,
@@ -108,10 +108,10 @@ class StripeClient:
         else:
             return True
         try:
-            found = socket.getaddrinfo(host, None, proto=socket.IPPROTO_TCP)
+            found = host_addresses(host)
         except OSError:
             return True  # nothing resolves: the connection is refused as usual
-        return all(ipaddress.ip_address(entry[4][0]).is_global for entry in found)
+        return all(address_public(address) for address in found)
 
     def _request(
         self,
