@@ -18,11 +18,12 @@ from django.urls import reverse
 
 from agents.conversations import conversation_start, message_add
 from agents.services import agent_create
-from approvals.models import Decision
+from approvals.models import Decision, Event, WebhookDelivery, WebhookEndpoint
 from approvals.services import pending_action_reject
 from gymnasia.gyms.admin import BusinessScopedAdmin
 from tests.factories import BusinessFactory, StaffRoleFactory
 from tests.tools.world import build_world
+from tools.crypto import encrypt
 from tools.models import AgentToolSetting, Handoff, Integration, ToolCallLog
 
 pytestmark = pytest.mark.django_db
@@ -72,6 +73,17 @@ def gym_a():
     )
     conversation = conversation_start(agent=agent, member=world.member)
     message_add(conversation=conversation, role="member", text="hola")
+    endpoint = WebhookEndpoint.objects.create(
+        business=world.business,
+        url="https://8.8.8.8/hooks/a",
+        description="CRM of A",
+        secret_encrypted=encrypt("s" * 32),
+    )
+    WebhookDelivery.objects.create(
+        business=world.business,
+        endpoint=endpoint,
+        event=Event.objects.create(business=world.business, type="handoff.opened"),
+    )
     assert Decision.objects.exists() and Handoff.objects.exists()
     assert ToolCallLog.objects.exists()
     return world
