@@ -27,7 +27,6 @@ from django_htmx.middleware import HtmxDetails
 
 from agents.conversations import conversation_excerpts
 from agents.models import Message
-from agents.outcomes import conversation_handoff_settled
 from approvals.models import Decision
 from approvals.presentation import decision_reason_described
 from approvals.selectors import (
@@ -40,13 +39,13 @@ from approvals.selectors import (
 )
 from approvals.services import (
     REASON_MAX,
+    handoff_settle,
     pending_action_approve,
     pending_action_correct,
     pending_action_for_staff,
     pending_action_reject,
 )
 from gymnasia.errors import Conflict, InvalidValue, NotFound
-from gymnasia.gyms.models import StaffRole
 from gymnasia.text import choice_labels
 from tools.models import Handoff, ToolCallLog
 from tools.presentation import (
@@ -59,7 +58,7 @@ from tools.presentation import (
     tool_title,
 )
 from tools.registry import published_registry
-from tools.services import NOTE_MAX, handoff_resolve
+from tools.services import NOTE_MAX
 
 INBOX_REFRESH_SECONDS = 5
 
@@ -350,11 +349,8 @@ def resolve(request: HtmxHttpRequest, handoff_id: str) -> HttpResponse:
     """Record what actually happened with a handed-off case."""
     user = _staff(request)
     try:
-        handoff = handoff_resolve(
+        handoff_settle(
             handoff_id=handoff_id,
-            business_ids=StaffRole.objects.filter(user_id=user.pk).values(
-                "business_id"
-            ),
             user=user,
             resolution=request.POST.get("resolution", ""),
             note=request.POST.get("note", "").strip(),
@@ -363,10 +359,4 @@ def resolve(request: HtmxHttpRequest, handoff_id: str) -> HttpResponse:
         raise Http404 from None
     except (Conflict, InvalidValue) as problem:
         messages.warning(request, str(problem))
-    else:
-        conversation_handoff_settled(
-            conversation_key=handoff.conversation_key,
-            resolution=handoff.resolution,
-            note=handoff.note,
-        )
     return redirect("approvals:handoffs")
