@@ -19,10 +19,11 @@ from __future__ import annotations
 
 import datetime
 from collections.abc import Iterable
+from functools import partial
 from typing import Any
 
 from django.db import IntegrityError, transaction
-from django.db.models import Exists, OuterRef, Q
+from django.db.models import Exists, OuterRef, Q, QuerySet
 
 from approvals.models import Decision, Event, StaffNotice
 from approvals.webhooks import webhook_deliveries_create
@@ -83,7 +84,7 @@ def handoff_data(handoff: Handoff) -> dict[str, Any]:
     }
 
 
-def _recipients(business_id: int, kind: str) -> Iterable[StaffRole]:
+def _recipients(business_id: int, kind: str) -> QuerySet[StaffRole]:
     """The people of a gym who want to hear of ``kind`` by e-mail (owners only,
     for an overdue request)."""
     roles = StaffRole.objects.filter(
@@ -150,7 +151,7 @@ def _mail_after_commit(roles: Iterable[int]) -> None:
     from approvals.tasks import mail_staff
 
     for role in roles:
-        transaction.on_commit(lambda role=role: mail_staff.delay(role), robust=True)
+        transaction.on_commit(partial(mail_staff.delay, role), robust=True)
 
 
 def events_announce() -> int:

@@ -251,7 +251,10 @@ class WebhookEndpoint(models.Model):
         ordering = ["business", "url"]
 
     def __str__(self) -> str:
-        return self.description or self.url
+        from approvals.webhooks import webhook_url_masked  # it reads this model
+
+        # The address may be a credential itself (Slack puts one in the path).
+        return self.description or webhook_url_masked(self.url)
 
 
 class WebhookDelivery(models.Model):

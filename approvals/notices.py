@@ -74,7 +74,8 @@ def notices_mail(*, role_id: int, now: datetime.datetime | None = None) -> float
         free = waiting.filter(
             Q(claimed_at__isnull=True) | Q(claimed_at__lte=now - CLAIM_LEASE)
         ).select_related("call__member", "handoff__member", "handoff__tool_call")
-        taken, settled = [], []
+        taken: list[Any] = []
+        settled: list[Any] = []
         for notice in free:
             (taken if _still_waits(notice) else settled).append(notice.pk)
         StaffNotice.objects.filter(pk__in=settled).update(

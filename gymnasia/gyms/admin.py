@@ -24,7 +24,7 @@ from gymnasia.gyms.models import Business, Member, StaffRole
 from gymnasia.gyms.selectors import businesses_for_user
 
 #: What a person changes of how they are told (here, and on the inbox's page).
-NOTIFICATION_FIELDS = [
+NOTIFICATION_FIELDS: list[str | list[str] | tuple[str, ...] | tuple[()]] = [
     "email_notifications",
     "notify_requests",
     "notify_handoffs",

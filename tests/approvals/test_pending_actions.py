@@ -239,6 +239,10 @@ def test_the_sweep_expires_resends_and_hands_over(world, staff, sent):
         "unknown": 1,
         "interrupted": 0,
         "told": 1,  # the stuck one's member, of its unknown outcome
+        "reminded": 0,  # nothing waits any more
+        "escalated": 0,
+        "mailed": 0,
+        "webhooks": 0,
     }
     statuses = {
         a.pk: request_state(a.status)
