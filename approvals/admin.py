@@ -256,15 +256,7 @@ class WebhookDeliveryAdmin(OwnersOnlyAdmin, ReadOnlyScopedAdmin):
     tries and how they ended (never what the receiver said)."""
 
     list_display = [
-        "created_at",
-        "event_type",
-        "event_id",
-        "endpoint_name",
-        "status",
-        "attempts",
-        "last_status_code",
-        "problem",
-        "delivered_at",
+        field for field in DELIVERY_FIELDS if field not in {"last_attempt_at"}
     ]
     list_filter = [("endpoint", EndpointFilter), "status", "event__type"]
     list_select_related = ["event", "endpoint"]

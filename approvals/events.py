@@ -169,26 +169,19 @@ def events_announce() -> int:
     handoffs = Handoff.objects.filter(status=Handoff.Status.OPEN).filter(
         ~Exists(opened)
     )
+    news: list[tuple[str, dict[str, Any], dict[str, Any]]] = [
+        (Event.Type.APPROVAL_REQUESTED, request_data(call), {"call": call})
+        for call in calls.select_related("member")
+    ] + [
+        (Event.Type.HANDOFF_OPENED, handoff_data(handoff), {"handoff": handoff})
+        for handoff in handoffs.select_related("member")
+    ]
     recorded = 0
-    for call in calls.select_related("member"):
+    for type, data, subject in news:
+        business_id = next(iter(subject.values())).business_id
         with transaction.atomic():
             recorded += bool(
-                event_record(
-                    business_id=call.business_id,
-                    type=Event.Type.APPROVAL_REQUESTED,
-                    data=request_data(call),
-                    call=call,
-                )
-            )
-    for handoff in handoffs.select_related("member"):
-        with transaction.atomic():
-            recorded += bool(
-                event_record(
-                    business_id=handoff.business_id,
-                    type=Event.Type.HANDOFF_OPENED,
-                    data=handoff_data(handoff),
-                    handoff=handoff,
-                )
+                event_record(business_id=business_id, type=type, data=data, **subject)
             )
     return recorded
 

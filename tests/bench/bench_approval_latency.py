@@ -14,9 +14,7 @@ from __future__ import annotations
 
 import argparse
 import datetime
-import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -25,33 +23,21 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
+from tests.bench.celery_worker import django_on, worker_started  # noqa: E402
+
 
 def run(database_url: str, redis_url: str, approvals: int) -> None:
-    env = {
-        "DEBUG": "1",
-        "DATABASE_URL": database_url,
-        "REDIS_URL": redis_url,
-        "CELERY_BROKER_URL": redis_url,
-        "DJANGO_SETTINGS_MODULE": "gymnasia.settings",
-    }
-    os.environ.update(env)
-    import django
-
-    django.setup()
-    from django.core.management import call_command
+    env = django_on(database_url, redis_url)
     from django.db import connection
     from django.utils import timezone
 
-    call_command("migrate", verbosity=0)
     from approvals.services import pending_action_approve
-    from gymnasia.celery import app
     from tests.factories import MembershipFactory, StaffRoleFactory
     from tools.dispatcher import CallContext, dispatch_tool_call
     from tools.models import ToolCallEvent
     from tools.selection import ToolPolicy
     from tools.types import ToolCall
 
-    app.control.purge()
     today = timezone.localdate()
     run_id = time.time_ns()
     member = MembershipFactory(
@@ -68,25 +54,8 @@ def run(database_url: str, redis_url: str, approvals: int) -> None:
         conversation_key=f"bench-{run_id}",
         offered={"freeze_membership": ToolPolicy(mode="gated")},
     )
-    log = open(Path(tempfile.gettempdir()) / "bench-approval-worker.log", "wb")
-    worker = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "celery",
-            "-A",
-            "gymnasia",
-            "worker",
-            "--pool=solo",
-            "--loglevel=WARNING",
-            "--without-gossip",
-            "--without-mingle",
-            "--without-heartbeat",
-        ],
-        cwd=ROOT,
-        env={**os.environ, **env},
-        stdout=log,
-        stderr=subprocess.STDOUT,
+    worker = worker_started(
+        Path(tempfile.gettempdir()) / "bench-approval-worker.log", env
     )
     try:
         time.sleep(4)  # the worker connects

@@ -16,9 +16,7 @@ from __future__ import annotations
 
 import argparse
 import datetime
-import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -27,63 +25,34 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
+from tests.bench.celery_worker import django_on, worker_started  # noqa: E402
+
 
 def run(database_url: str, redis_url: str, requests: int) -> None:
-    env = {
-        "DEBUG": "1",
-        "DATABASE_URL": database_url,
-        "REDIS_URL": redis_url,
-        "CELERY_BROKER_URL": redis_url,
-        "DJANGO_SETTINGS_MODULE": "gymnasia.settings",
-    }
-    os.environ.update(env)
-    import django
-
-    django.setup()
-    from django.core.management import call_command
+    env = django_on(database_url, redis_url)
     from django.db import connection
     from django.utils import timezone
 
-    call_command("migrate", verbosity=0)
-    from gymnasia.celery import app
     from tests.factories import MembershipFactory, StaffRoleFactory, UserFactory
     from tests.smtp_server import smtp_server
     from tools.dispatcher import CallContext, dispatch_tool_call
     from tools.selection import ToolPolicy
     from tools.types import ToolCall
 
-    app.control.purge()
     today = timezone.localdate()
     run_id = time.time_ns()
     latencies = []
     data = Path(tempfile.mkdtemp(prefix="bench-notices-"))
     with smtp_server() as (port, inbox):
-        log = (data / "worker.log").open("wb")
-        worker = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "celery",
-                "-A",
-                "gymnasia",
-                "worker",
-                "--beat",
-                "--pool=solo",
-                "--loglevel=WARNING",
-                "--without-gossip",
-                "--without-mingle",
-                "--without-heartbeat",
-            ],
-            cwd=ROOT,
-            env={
-                **os.environ,
+        worker = worker_started(
+            data / "worker.log",
+            {
                 **env,
                 "EMAIL_HOST": "127.0.0.1",
                 "EMAIL_PORT": str(port),
                 "GYMNASIA_DATA_DIR": str(data),
             },
-            stdout=log,
-            stderr=subprocess.STDOUT,
+            beat=True,
         )
         try:
             time.sleep(5)  # the worker connects and beat starts

@@ -89,8 +89,9 @@ def test_inbox_live_approval_in_a_browser(embedded_app, browser):  # noqa: F811
 
 def ask_for_a_freeze(
     base: str, lines: dict, member: str, text: str, earlier: list[str] = ()
-) -> None:
-    """A new conversation of the member: the ``earlier`` messages, then ``text``."""
+) -> tuple[str, str]:
+    """A new conversation of the member: the ``earlier`` messages, then
+    ``text``; its id and token."""
     token = jwt.encode(
         {"sub": member, "aud": lines["agent"], "exp": int(time.time()) + 600},
         lines["identity secret"],
@@ -106,6 +107,7 @@ def ask_for_a_freeze(
             {"text": message},
             started["token"],
         )
+    return started["conversation"], started["token"]
 
 
 def test_a_rows_approve_decides_that_row_only(embedded_app, browser):  # noqa: F811

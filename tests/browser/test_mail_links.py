@@ -10,11 +10,10 @@ import re
 import time
 import urllib.request
 
-import jwt
 import pytest
 
 from tests.browser.chromium import ARTIFACTS, needs_chromium
-from tests.browser.test_inbox import post_json
+from tests.browser.test_inbox import ask_for_a_freeze
 from tests.smtp_server import smtp_server
 from tests.test_embedded_run import embedded_app_running, seeded_lines
 
@@ -29,25 +28,6 @@ def mailing_app(tmp_path_factory):
         env = {"EMAIL_HOST": "127.0.0.1", "EMAIL_PORT": str(port)}
         with embedded_app_running(directory, extra_env=env) as (base, seeded, _):
             yield base, seeded_lines(seeded), inbox
-
-
-def ask(base: str, lines: dict, member: str, text: str) -> tuple[str, str]:
-    """A new conversation of the member asking ``text``: its id and token."""
-    token = jwt.encode(
-        {"sub": member, "aud": lines["agent"], "exp": int(time.time()) + 600},
-        lines["identity secret"],
-        algorithm="HS256",
-    )
-    started = post_json(
-        f"{base}/api/v1/conversations",
-        {"agent": lines["agent"], "identity_token": token},
-    )
-    post_json(
-        f"{base}/api/v1/conversations/{started['conversation']}/messages",
-        {"text": text},
-        started["token"],
-    )
-    return started["conversation"], started["token"]
 
 
 def messages(base: str, conversation: str, token: str) -> list[dict]:
@@ -82,7 +62,7 @@ def links(mail, address_of: str) -> dict[str, str]:
 def test_staff_approve_and_reject_from_their_mail(mailing_app, browser):
     base, lines, inbox = mailing_app
     site = base.replace("127.0.0.1", "localhost")
-    conversation, token = ask(
+    conversation, token = ask_for_a_freeze(
         base, lines, "socio-1001", "Congela mi cuota del 1 al 10 de mayo"
     )
 
@@ -111,7 +91,7 @@ def test_staff_approve_and_reject_from_their_mail(mailing_app, browser):
     assert "ya se usó" in page.locator("[role=alert]").inner_text()
     page.close()
 
-    second, second_token = ask(
+    second, second_token = ask_for_a_freeze(
         base, lines, "socio-1002", "Congela mi cuota del 1 al 10 de junio"
     )
     inbox.wait(4, seconds=90)  # the next mail of each waits for its minute
