@@ -285,16 +285,15 @@ def test_a_delivery_while_the_execution_waits_on_a_lock_changes_nothing(worker):
     wait_for(waiting_on_lock)
     started = time.monotonic()
 
-    assert pending_action_execute(action_id=action.pk) == "executing"  # redelivered
-    assert pending_actions_sweep() == {
-        "expired": 0,
-        "resent": 0,
-        "unknown": 0,
-        "interrupted": 0,
-        "told": 0,
-    }
-    time.sleep(max(0.0, 5 - (time.monotonic() - started)))
-    lock.release()
+    try:
+        assert pending_action_execute(action_id=action.pk) == "executing"  # again
+        swept = pending_actions_sweep()
+        time.sleep(max(0.0, 5 - (time.monotonic() - started)))
+    finally:
+        lock.release()  # a failed check must not leave the row locked
+
+    settled = ("expired", "resent", "unknown", "interrupted", "told")
+    assert {key: swept[key] for key in settled} == dict.fromkeys(settled, 0)
 
     wait_for(lambda: status(action) == "succeeded")
     ended_verified_once(action)
