@@ -50,7 +50,9 @@ def demo_seed(
     model: str | None = None,
     site_origin: str = DEMO_SITE_ORIGIN,
 ) -> DemoAgentSeed:
-    """Create or complete the demo gym and its assistant.
+    """Create what is missing of the demo gym and its assistant; what exists
+    stays as the owner left it (an integration disconnected, a tool switched off
+    or made automatic survive a restart of ``make run``).
 
     ``provider`` and ``model`` update the demo agent in place; without them an
     existing agent keeps its own. ``site_origin`` (the demo gym's website, where the
@@ -73,12 +75,9 @@ def demo_seed(
             if kind in CONNECTED
             else Integration.Status.DISCONNECTED
         )
-        integration, created = Integration.objects.get_or_create(
+        Integration.objects.get_or_create(
             business=business, kind=kind, defaults={"status": status}
         )
-        if not created and kind in CONNECTED and integration.status != status:
-            integration.status = status
-            integration.save(update_fields=["status", "updated_at"])
     agent = Agent.objects.filter(business=business, name=DEMO_AGENT_NAME).first()
     if agent is None:
         agent = agent_create(
@@ -109,12 +108,9 @@ def demo_seed(
             if tool.name in GATED_TOOLS
             else AgentToolSetting.Mode.AUTOMATIC
         )
-        setting, created = AgentToolSetting.objects.get_or_create(
+        AgentToolSetting.objects.get_or_create(
             agent=agent, tool_name=tool.name, defaults={"enabled": True, "mode": mode}
         )
-        if not created and (not setting.enabled or setting.mode != mode):
-            setting.enabled, setting.mode = True, mode
-            setting.save(update_fields=["enabled", "mode"])
     return DemoAgentSeed(gym=gym, agent=agent)
 
 

@@ -11,6 +11,7 @@ from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.utils import timezone
 
+from agents.demo import demo_agent
 from gymnasia.classes.models import ClassSession
 from gymnasia.demo import DEMO_SLUG, MEMBERS
 from gymnasia.gyms.models import Business
@@ -19,6 +20,7 @@ from gymnasia.memberships.models import Membership, MembershipFreeze
 from gymnasia.memberships.services import membership_freeze
 from gymnasia.nutrition.models import Food
 from gymnasia.nutrition.selectors import foods_search
+from tools.models import AgentToolSetting, Integration
 
 pytestmark = pytest.mark.django_db
 
@@ -119,3 +121,27 @@ def test_seed_demo_logins_work_again_after_their_accounts_were_deactivated(clien
         _, username, password = line.split(" ")
         assert client.login(username=username, password=password), line
         client.logout()
+
+
+def test_seed_demo_again_keeps_what_the_owner_changed(row_counts):
+    """An owner made ``freeze_membership`` automatic, switched off
+    ``handoff_to_staff`` and disconnected the diary; seeding again (every
+    ``make run``) changes none of it, nor anything else."""
+    seed()
+    agent = demo_agent()
+    settings = AgentToolSetting.objects.filter(agent=agent)
+    settings.filter(tool_name="freeze_membership").update(mode="automatic")
+    settings.filter(tool_name="handoff_to_staff").update(enabled=False)
+    Integration.objects.filter(business=agent.business, kind="nutrition").update(
+        status="disconnected"
+    )
+    before = row_counts()
+    chosen = list(AgentToolSetting.objects.values()), list(Integration.objects.values())
+
+    seed()
+
+    assert row_counts() == before
+    assert (
+        list(AgentToolSetting.objects.values()),
+        list(Integration.objects.values()),
+    ) == chosen
