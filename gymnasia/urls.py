@@ -8,6 +8,7 @@ from gymnasia import views
 urlpatterns = [
     path("", views.home, name="home"),
     path("healthz", views.health, name="health"),
+    path("favicon.ico", views.favicon, name="favicon"),
     path("admin/", admin.site.urls),
     path("", include("agents.urls")),
     path("inbox/", include("approvals.urls")),

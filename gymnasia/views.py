@@ -3,8 +3,14 @@
 from __future__ import annotations
 
 from django.db import connection
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http import (
+    HttpRequest,
+    HttpResponse,
+    HttpResponsePermanentRedirect,
+    JsonResponse,
+)
 from django.shortcuts import render
+from django.templatetags.static import static
 from django.views.decorators.http import require_GET
 
 from agents.limits import counting_shared
@@ -26,3 +32,10 @@ def health(request: HttpRequest) -> JsonResponse:
     return JsonResponse(
         {"status": "ok", "rate_limits": "shared" if counting_shared() else "local"}
     )
+
+
+def favicon(request: HttpRequest) -> HttpResponse:
+    """Browsers ask for ``/favicon.ico`` on every site, whatever a page's
+    ``<link rel="icon">`` says: it leads to Gymnasia's icon (its static address
+    is read at request time, after ``collectstatic`` named it)."""
+    return HttpResponsePermanentRedirect(static("gymnasia/favicon.svg"))

@@ -47,3 +47,15 @@ def test_admin_query_string_with_a_nul_character_asks_a_visitor_to_sign_in(clien
 
     assert response.status_code == 302
     assert response["Location"].startswith("/admin/login/")
+
+
+def test_the_site_has_a_favicon_where_browsers_ask_for_it(client):
+    """``/favicon.ico`` leads to Gymnasia's icon (no 404 on every page), and the
+    pages name it."""
+    asked = client.get("/favicon.ico")
+    icon = client.get(asked.headers["Location"])
+
+    assert asked.status_code == 301
+    assert icon.status_code == 200
+    assert b"<svg" in b"".join(icon.streaming_content)
+    assert 'rel="icon"' in client.get("/").text
