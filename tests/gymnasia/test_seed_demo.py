@@ -130,10 +130,12 @@ def test_seed_demo_again_keeps_what_the_owner_changed(row_counts):
     seed()
     agent = demo_agent()
     settings = AgentToolSetting.objects.filter(agent=agent)
-    settings.filter(tool_name="freeze_membership").update(mode="automatic")
+    settings.filter(tool_name="freeze_membership").update(
+        mode=AgentToolSetting.Mode.AUTOMATIC
+    )
     settings.filter(tool_name="handoff_to_staff").update(enabled=False)
     Integration.objects.filter(business=agent.business, kind="nutrition").update(
-        status="disconnected"
+        status=Integration.Status.DISCONNECTED
     )
     before = row_counts()
     chosen = list(AgentToolSetting.objects.values()), list(Integration.objects.values())
