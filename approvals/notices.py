@@ -25,7 +25,7 @@ from approvals.events import CLAIM_LEASE
 from approvals.links import decision_link
 from approvals.models import StaffNotice
 from approvals.presentation import request_described
-from gymnasia.gyms.models import StaffRole
+from gymnasia.gyms.models import Member, StaffRole
 from tools.models import Handoff
 from tools.presentation import handoff_described, tool_title
 from tools.types import PENDING_APPROVAL
@@ -71,32 +71,38 @@ def notices_mail(*, role_id: int, now: datetime.datetime | None = None) -> float
         )
         if last is not None and now - last < MAIL_EVERY:
             return (MAIL_EVERY - (now - last)).total_seconds()
-        free = waiting.filter(
-            Q(claimed_at__isnull=True) | Q(claimed_at__lte=now - CLAIM_LEASE)
-        ).select_related("call__member", "handoff__member", "handoff__tool_call")
-        taken: list[Any] = []
+        free = (
+            waiting.filter(
+                Q(claimed_at__isnull=True) | Q(claimed_at__lte=now - CLAIM_LEASE)
+            )
+            .select_related("call__member", "handoff__member", "handoff__tool_call")
+            .order_by("created_at")
+        )
+        taken: list[StaffNotice] = []
         settled: list[Any] = []
         for notice in free:
-            (taken if _still_waits(notice) else settled).append(notice.pk)
+            if _still_waits(notice):
+                taken.append(notice)
+            else:
+                settled.append(notice.pk)
         StaffNotice.objects.filter(pk__in=settled).update(
             status=StaffNotice.Status.DROPPED
         )
-        StaffNotice.objects.filter(pk__in=taken).update(claimed_at=now)
+        StaffNotice.objects.filter(pk__in=[n.pk for n in taken]).update(claimed_at=now)
     if not taken:
         return 0
-    notices = list(
-        StaffNotice.objects.filter(pk__in=taken)
-        .select_related("call__member", "handoff__member", "handoff__tool_call")
-        .order_by("created_at")
-    )
-    _send(role, notices)
-    StaffNotice.objects.filter(pk__in=taken).update(
+    _send(role, taken)
+    StaffNotice.objects.filter(pk__in=[n.pk for n in taken]).update(
         status=StaffNotice.Status.SENT, sent_at=timezone.now()
     )
     return 0
 
 
-def _item(role: StaffRole, notice: StaffNotice) -> dict[str, Any]:
+def _named(member: Member | None) -> str:
+    return str(member) if member else ""  # its name, else its external id
+
+
+def _item(notice: StaffNotice) -> dict[str, Any]:
     """What a mail says of one notice, in the person's language."""
     base = settings.SITE_URL.rstrip("/")
     if notice.call is not None:
@@ -105,9 +111,7 @@ def _item(role: StaffRole, notice: StaffNotice) -> dict[str, Any]:
             "kind": notice.kind,
             "kind_label": notice.get_kind_display(),
             "title": tool_title(call.tool_name),
-            "member": call.member.name or call.member.external_id
-            if call.member
-            else "",
+            "member": _named(call.member),
             "details": request_described(call),
             "expires_at": call.expires_at,
             "approve": base + decision_link(notice, "approve"),
@@ -118,12 +122,11 @@ def _item(role: StaffRole, notice: StaffNotice) -> dict[str, Any]:
     if handoff is None:  # a notice is of a request or of a case
         raise ValueError(f"notice {notice.pk} has no subject")
     described = handoff_described(handoff)
-    member = handoff.member
     return {
         "kind": notice.kind,
         "kind_label": notice.get_kind_display(),
         "title": described.title,
-        "member": (member.name or member.external_id) if member else "",
+        "member": _named(handoff.member),
         "details": [(described.known, "")],
         "expires_at": None,
         "open": base + reverse("approvals:handoffs"),
@@ -135,7 +138,7 @@ def _send(role: StaffRole, notices: list[StaffNotice]) -> None:
     and the gym's time zone."""
     business = role.business
     with translation.override(role.reads), timezone.override(business.zone):
-        items = [_item(role, notice) for notice in notices]
+        items = [_item(notice) for notice in notices]
         context = {"business": business, "items": items, "user": role.user}
         subject = render_to_string("approvals/mail/subject.txt", context).strip()
         text = render_to_string("approvals/mail/notices.txt", context)
