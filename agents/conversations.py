@@ -378,5 +378,9 @@ def conversation_excerpts(
             if message.role == Message.Role.MEMBER:
                 break
             turn.append(message)
+            if message.role == Message.Role.ASSISTANT and message.pk > step:
+                # The turn's reply ends it: notices posted later (what staff
+                # decided, on this or another request) are not what was asked.
+                break
         excerpts[conversation_key, step_key] = turn[:size]
     return excerpts

@@ -120,3 +120,22 @@ def test_turns_of_conversations_written_at_once_stay_apart():
         ["bq4", "ba4"],
         ["aa3", "aq4", "aa4"],  # the conversation's last three
     ]
+
+
+def test_a_notice_posted_after_the_turn_is_not_part_of_its_excerpt(
+    long_conversation,
+):
+    """Staff corrected an earlier request of the same turn: its notice came after
+    the reply, and the corrected request's excerpt ends with the reply."""
+    conversation, steps = long_conversation
+    last_step = steps[-1]
+    Message.objects.create(
+        conversation_id=conversation,
+        role="notice",
+        text="The gym's staff corrected your request.",
+    )
+    request = (conversation, str(last_step.pk))
+
+    excerpts = conversation_excerpts(requests=[request])
+
+    assert [m.text for m in excerpts[request]] == [f"q{TURNS - 1}", f"a{TURNS - 1}"]
