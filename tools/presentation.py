@@ -6,10 +6,12 @@ in them, for members."""
 
 from __future__ import annotations
 
+import datetime
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from django.utils import formats
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
@@ -206,17 +208,39 @@ def call_steps_described(steps: Any, *, times: bool = False) -> list[str]:
     return described
 
 
+def _in_reading_order(key: str) -> tuple[int, str]:
+    """Arguments in the order people read them (a start before its end), as
+    ``ARGUMENT_LABELS`` lists them; any other after them, by name."""
+    order = list(ARGUMENT_LABELS)
+    return (order.index(key), key) if key in order else (len(order), key)
+
+
+def _value_in_words(key: str, value: Any) -> str:
+    """A value as a member reads it: a date as a date, a meal by its name."""
+    if isinstance(value, str) and len(value) == 10:
+        try:
+            return formats.date_format(
+                datetime.date.fromisoformat(value), "DATE_FORMAT"
+            )
+        except ValueError:
+            pass
+    return str(argument_value_described(key, value))
+
+
 def arguments_changed(difference: Mapping[str, Any]) -> str:
     """What a correction changed, as ``{argument: [before, after]}`` reads for a
-    member: "end: 2027-01-20 → 2027-01-10"; an id, which means nothing to them,
-    only as changed."""
+    member, in reading order: "start: 1 August 2027 → 3 August 2027"; an id,
+    which means nothing to them, only as changed."""
     changes = []
-    for key, (before, after) in sorted(difference.items()):
+    for key in sorted(difference, key=_in_reading_order):
+        before, after = difference[key]
         what = argument_label(key)
         if key.endswith("_id"):
             changes.append(_("a different %(what)s") % {"what": what})
         else:
-            changes.append(f"{what}: {before} → {after}")
+            changes.append(
+                f"{what}: {_value_in_words(key, before)} → {_value_in_words(key, after)}"
+            )
     return "; ".join(changes)
 
 

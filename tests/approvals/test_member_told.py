@@ -12,7 +12,7 @@ import pytest
 import time_machine
 from asgiref.sync import async_to_sync
 from django.core.management import call_command
-from django.utils import timezone
+from django.utils import formats, timezone, translation
 
 from agents.models import Agent, Conversation
 from agents.turn import turn_run
@@ -165,9 +165,14 @@ def test_a_correction_is_told_with_what_staff_changed(asked):
     )
     [message] = later()
     assert message["role"] == "notice"
+    with translation.override("es"):
+        before, after = (
+            formats.date_format(datetime.date.fromisoformat(day), "DATE_FORMAT")
+            for day in (action.arguments["end"], new_end)
+        )
     assert message["text"] == (
         "El equipo del gimnasio ha corregido tu solicitud (Congelar la cuota): "
-        f"fin: {action.arguments['end']} → {new_end}. Decidirá sobre la corregida; "
+        f"fin: {before} → {after}. Decidirá sobre la corregida; "
         "todavía no se ha hecho nada."
     )
 

@@ -85,17 +85,24 @@ def test_times_where_recorded_and_rows_that_are_not_steps_left_out():
 
 
 def test_what_a_correction_changed_reads_for_the_member():
+    """In words and in reading order: the start before the end, dates as dates,
+    a meal by its name, an id only as changed."""
     difference = {
         "end": ["2027-01-20", "2027-01-10"],
         "session_id": [5, 7],
+        "start": ["2027-01-01", "2027-01-02"],
+        "meal": ["breakfast", "dinner"],
     }
     with translation.override("en"):
         assert arguments_changed(difference) == (
-            "end: 2027-01-20 → 2027-01-10; a different class"
+            "start: Jan. 1, 2027 → Jan. 2, 2027; end: Jan. 20, 2027 → Jan. 10, 2027; "
+            "meal: Breakfast → Dinner; a different class"
         )
     with translation.override("es"):
         assert arguments_changed(difference) == (
-            "fin: 2027-01-20 → 2027-01-10; cambio de clase"
+            "inicio: 1 de enero de 2027 → 2 de enero de 2027; "
+            "fin: 20 de enero de 2027 → 10 de enero de 2027; "
+            "comida: Desayuno → Cena; cambio de clase"
         )
 
 
