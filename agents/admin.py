@@ -25,10 +25,10 @@ from gymnasia.text import choice_labels
 from tools.crypto import encrypt, masked
 from tools.models import AgentToolSetting, ToolCallLog
 from tools.presentation import (
-    TOOL_TITLES,
     call_outcome_described,
     call_steps_described,
     tool_title,
+    tool_titled,
 )
 from tools.registry import published_registry
 from tools.selection import REASONS, ToolPolicy, default_mode, offered_tools
@@ -93,7 +93,7 @@ class ToolSettingForm(forms.ModelForm):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         field = cast(forms.ChoiceField, self.fields["tool_name"])
-        field.choices = [(t.name, t.name) for t in published_registry()]
+        field.choices = [(t.name, tool_titled(t.name)) for t in published_registry()]
 
     def clean(self) -> dict[str, Any]:
         cleaned = super().clean() or {}
@@ -247,10 +247,12 @@ class AgentAdmin(BusinessScopedAdmin):
 
         rows = format_html_join(
             "",
-            '<tr data-tool="{}"><td><code>{}</code></td><td>{}</td><td>{}</td><td>{}</td></tr>',
+            '<tr data-tool="{}"><td>{} <code>{}</code></td><td>{}</td><td>{}</td>'
+            "<td>{}</td></tr>",
             (
                 (
                     tool.name,
+                    tool_title(tool.name),
                     tool.name,
                     gettext("changes data") if tool.is_write else gettext("reads"),
                     state(for_members, tool.name),
@@ -383,7 +385,7 @@ def _message_html(
 def _tool_named(name: str) -> SafeString:
     """A call's tool: a tool that changes something by its title, as the inbox
     names its requests, then by its name."""
-    if name in TOOL_TITLES:
+    if tool_title(name) != name:
         return format_html(
             "<strong>{}</strong> <code>{}</code>", tool_title(name), name
         )

@@ -9,10 +9,12 @@ from django.db.models import Count, QuerySet
 from django.http import HttpRequest
 from django.urls import reverse
 from django.utils.html import format_html
+from django.utils.safestring import SafeString
 from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 
 from approvals.models import Decision, Event, WebhookDelivery, WebhookEndpoint
+from approvals.presentation import decision_reason_described
 from approvals.webhooks import (
     SECRET_MIN_LENGTH,
     webhook_delivery_problem,
@@ -28,18 +30,53 @@ from gymnasia.gyms.admin import (
     ScopedRelatedFilter,
 )
 from gymnasia.gyms.selectors import businesses_for_user
-from tools.admin import ReadOnlyScopedAdmin
+from tools.admin import ReadOnlyScopedAdmin, ToolFilter
 from tools.crypto import encrypt
+from tools.presentation import arguments_changed, tool_title
+
+
+class RequestToolFilter(ToolFilter):
+    """A decision's request by its tool, named by its title."""
+
+    parameter_name = "tool"
+    lookup = "call__tool_name"
+
+
+#: A decision's page: the request, what staff decided and why, what changed.
+DECISION_FIELDS: tuple[str, ...] = (
+    "decided_at",
+    "kind",
+    "request",
+    "decided_by",
+    "reason_in_words",
+    "corrected_to",
+    "changes",
+)
 
 
 @admin.register(Decision)
 class DecisionAdmin(ReadOnlyScopedAdmin):
     """Staff's decisions on requests, as they were made; nobody edits them."""
 
-    list_display = ["decided_at", "kind", "call", "decided_by", "reason"]
-    list_filter = ["kind", "call__tool_name"]
+    list_display = ["decided_at", "kind", "request", "decided_by", "reason_in_words"]
+    list_filter = ["kind", RequestToolFilter]
     search_fields = ["call__tool_name", "call__conversation_key"]
     list_select_related = ["call", "decided_by"]
+    fields = DECISION_FIELDS
+    readonly_fields = DECISION_FIELDS
+
+    @admin.display(description=_("request"), ordering="call__tool_name")
+    def request(self, obj: Decision) -> SafeString:
+        url = reverse("admin:tools_toolcalllog_change", args=[obj.call_id])
+        return format_html('<a href="{}">{}</a>', url, tool_title(obj.call.tool_name))
+
+    @admin.display(description=_("reason"))
+    def reason_in_words(self, obj: Decision) -> str:
+        return decision_reason_described(status=obj.kind, reason=obj.reason)
+
+    @admin.display(description=_("changes"))
+    def changes(self, obj: Decision) -> str:
+        return arguments_changed(obj.difference) if obj.difference else "—"
 
 
 def endpoint_label(endpoint: WebhookEndpoint) -> str:
@@ -264,8 +301,11 @@ class WebhookDeliveryAdmin(OwnersOnlyAdmin, ReadOnlyScopedAdmin):
     readonly_fields = DELIVERY_FIELDS
 
     @admin.display(description=_("event"), ordering="event__type")
-    def event_type(self, obj: WebhookDelivery) -> str:
-        return obj.event.type
+    def event_type(self, obj: WebhookDelivery) -> SafeString:
+        """In words, then as the receiver reads it in the payload's ``type``."""
+        return format_html(
+            "{} <code>{}</code>", obj.event.get_type_display(), obj.event.type
+        )
 
     @admin.display(description=_("event id"))
     def event_id(self, obj: WebhookDelivery) -> str:

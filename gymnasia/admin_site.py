@@ -22,10 +22,32 @@ from django.contrib.admin.apps import AdminConfig
 from django.core.exceptions import BadRequest
 from django.http import HttpRequest, HttpResponseBase
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import gettext_noop
 
 from gymnasia.text import storable
 
 View = TypeVar("View", bound=Callable[..., HttpResponseBase])
+
+#: Django admin's sentences that put an article of one gender before any model's
+#: name (Spanish read «El integración»). This project's catalogue comes before
+#: Django's, and words them so that every name reads right.
+ADMIN_SENTENCES = (
+    gettext_noop("The {name} “{obj}” was added successfully."),
+    gettext_noop(
+        "The {name} “{obj}” was added successfully. You may add another {name} below."
+    ),
+    gettext_noop("The {name} “{obj}” was changed successfully."),
+    gettext_noop(
+        "The {name} “{obj}” was changed successfully. You may edit it again below."
+    ),
+    gettext_noop(
+        "The {name} “{obj}” was changed successfully. You may add another {name} below."
+    ),
+    gettext_noop("You may edit it again below."),
+    gettext_noop("The %(name)s “%(obj)s” was deleted successfully."),
+    gettext_noop("Added {name} “{object}”."),
+    gettext_noop("Deleted {name} “{object}”."),
+)
 
 
 class GymnasiaAdminSite(admin.AdminSite):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any, cast
 
 from django import forms
@@ -9,13 +10,26 @@ from django.conf import settings
 from django.contrib import admin, messages
 from django.db.models import QuerySet
 from django.http import HttpRequest
+from django.utils.html import format_html
+from django.utils.safestring import SafeString
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from gymnasia.gyms.admin import BusinessScopedAdmin, SameBusinessForm
 from tools.integrations.stripe import DEFAULT_TIMEOUT_SECONDS
 from tools.models import Handoff, Integration, ToolCallEvent, ToolCallLog
-from tools.presentation import call_steps_described, handoff_described
+from tools.presentation import (
+    STATUS_LABELS,
+    VERIFICATION_LABELS,
+    arguments_described,
+    call_event_label,
+    call_status_label,
+    call_steps_described,
+    handoff_described,
+    tool_title,
+    verification_label,
+)
+from tools.registry import published_registry
 from tools.services import (
     integration_credentials_set,
     integration_health_check,
@@ -172,12 +186,57 @@ class ReadOnlyScopedAdmin(BusinessScopedAdmin):
         return False
 
 
+class WordsFilter(admin.SimpleListFilter):
+    """A filter on a field that records codes, each offered in words."""
+
+    lookup = ""
+
+    def words(self) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def lookups(self, request: HttpRequest, model_admin: Any) -> Any:
+        return [(code, str(words)) for code, words in self.words().items()]
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet[Any]) -> Any:
+        value = self.value()
+        return queryset.filter(**{self.lookup: value}) if value else queryset
+
+
+class CallStatusFilter(WordsFilter):
+    title = _("status")
+    parameter_name = lookup = "status"
+
+    def words(self) -> dict[str, Any]:
+        return STATUS_LABELS
+
+
+class VerificationFilter(WordsFilter):
+    title = _("verification")
+    parameter_name = lookup = "verification"
+
+    def words(self) -> dict[str, Any]:
+        return VERIFICATION_LABELS
+
+
+class ToolFilter(WordsFilter):
+    title = _("tool")
+    parameter_name = lookup = "tool_name"
+
+    def words(self) -> dict[str, Any]:
+        return {tool.name: tool_title(tool.name) for tool in published_registry()}
+
+
+def _code(value: Any) -> SafeString:
+    """A record as the machine keeps it, set apart as code."""
+    return format_html("<pre><code>{}</code></pre>", value)
+
+
 class ToolCallEventInline(admin.TabularInline):
     """The call's trail after it was proposed (a request's decision, its
     execution, a lease that passed), as it happened; nobody edits it."""
 
     model = ToolCallEvent
-    fields = ("created_at", "kind", "actor", "parameters")
+    fields = ("created_at", "happened", "actor", "details")
     readonly_fields = fields
     extra = 0
     can_delete = False
@@ -188,26 +247,96 @@ class ToolCallEventInline(admin.TabularInline):
     def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
 
+    @admin.display(description=_("event"))
+    def happened(self, obj: ToolCallEvent) -> str:
+        return call_event_label(obj.kind)
+
+    @admin.display(description=_("parameters"))
+    def details(self, obj: ToolCallEvent) -> SafeString | str:
+        if not obj.parameters:
+            return "—"
+        return _code(json.dumps(obj.parameters, ensure_ascii=False, sort_keys=True))
+
+
+#: A call's page, in the order an owner reads it: what, how it ended, why.
+CALL_FIELDS: tuple[str, ...] = (
+    "created_at",
+    "business",
+    "member",
+    "conversation_key",
+    "tool",
+    "status_in_words",
+    "verification_in_words",
+    "arguments_in_words",
+    "steps_in_words",
+    "result_recorded",
+    "proposed",
+    "offered",
+    "valid",
+    "gated",
+    "duplicate_of",
+    "attempts",
+    "duration_ms",
+    "expires_at",
+    "max_amount",
+    "finished_at",
+    "provider_call_id",
+)
+
 
 @admin.register(ToolCallLog)
 class ToolCallLogAdmin(ReadOnlyScopedAdmin):
+    """The verification log: each call in words, with the machine's record of
+    it (its arguments and result as the model saw them) set apart as code."""
+
     list_display = [
         "created_at",
-        "tool_name",
-        "status",
-        "verification",
+        "tool",
+        "status_in_words",
+        "verification_in_words",
+        "member",
         "conversation_key",
     ]
-    list_filter = ["status", "verification", "tool_name"]
+    list_filter = [CallStatusFilter, VerificationFilter, ToolFilter]
+    list_select_related = ["member"]
     search_fields = ["conversation_key", "tool_name", "provider_call_id"]
     date_hierarchy = "created_at"
     ordering = ["-created_at"]  # a log is read from its latest entries
-    readonly_fields = ["steps_in_words"]
+    fields = CALL_FIELDS
+    readonly_fields = CALL_FIELDS
     inlines = [ToolCallEventInline]
+
+    @admin.display(description=_("tool"), ordering="tool_name")
+    def tool(self, obj: ToolCallLog) -> SafeString:
+        title = tool_title(obj.tool_name)
+        if title == obj.tool_name:
+            return format_html("<code>{}</code>", obj.tool_name)
+        return format_html("{} <code>{}</code>", title, obj.tool_name)
+
+    @admin.display(description=_("status"), ordering="status")
+    def status_in_words(self, obj: ToolCallLog) -> str:
+        return call_status_label(obj.status)
+
+    @admin.display(description=_("verification"), ordering="verification")
+    def verification_in_words(self, obj: ToolCallLog) -> str:
+        return verification_label(obj.verification) if obj.verification else "—"
+
+    @admin.display(description=_("arguments"))
+    def arguments_in_words(self, obj: ToolCallLog) -> str:
+        described = arguments_described(obj.arguments or {})
+        return "; ".join(f"{label}: {shown}" for label, _key, shown in described)
 
     @admin.display(description=_("steps, in words"))
     def steps_in_words(self, obj: ToolCallLog) -> str:
         return " → ".join(call_steps_described(obj.steps, times=True))
+
+    @admin.display(description=_("result, as the model received it"))
+    def result_recorded(self, obj: ToolCallLog) -> SafeString:
+        return _code(json.dumps(obj.result, ensure_ascii=False, indent=2))
+
+    @admin.display(description=_("arguments as proposed"))
+    def proposed(self, obj: ToolCallLog) -> SafeString | str:
+        return _code(obj.arguments_raw) if obj.arguments_raw else "—"
 
 
 @admin.register(Handoff)

@@ -130,7 +130,9 @@ class AgentToolSetting(models.Model):
         ]
 
     def __str__(self) -> str:
-        return self.tool_name
+        from tools.presentation import tool_titled  # it reads this module's models
+
+        return tool_titled(self.tool_name)
 
 
 class ToolCallLog(models.Model):
@@ -246,7 +248,10 @@ class ToolCallLog(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"{self.tool_name} → {self.status}"
+        """The call as people read it: its tool's title and its status in words."""
+        from tools.presentation import call_status_label, tool_title
+
+        return f"{tool_title(self.tool_name)} — {call_status_label(self.status)}"
 
 
 class ToolCallEvent(models.Model):
@@ -277,7 +282,9 @@ class ToolCallEvent(models.Model):
         ordering = ["created_at", "pk"]
 
     def __str__(self) -> str:
-        return f"{self.kind} @ {self.created_at:%Y-%m-%d %H:%M:%S}"
+        from tools.presentation import call_event_label
+
+        return f"{call_event_label(self.kind)}, {self.created_at:%Y-%m-%d %H:%M:%S}"
 
 
 class ActionLock(models.Model):

@@ -31,9 +31,28 @@ TOOL_TITLES = {
 }
 
 
+#: The tools that only read, as owners read them in admin.
+READ_TOOL_TITLES = {
+    "search_foods": gettext_lazy("Search the food catalogue"),
+    "get_meal_diary": gettext_lazy("Read the meal diary"),
+    "list_classes": gettext_lazy("List the classes"),
+    "list_my_bookings": gettext_lazy("List the member's bookings"),
+    "get_membership": gettext_lazy("Read the membership"),
+    "list_payments": gettext_lazy("List the card payments"),
+    "list_my_requests": gettext_lazy("List the member's requests"),
+}
+
+
 def tool_title(name: str) -> str:
     """A tool's title in the active language; a tool without one, by its name."""
-    return str(TOOL_TITLES.get(name, name))
+    return str(TOOL_TITLES.get(name) or READ_TOOL_TITLES.get(name) or name)
+
+
+def tool_titled(name: str) -> str:
+    """A tool as owners read it in lists: its title, then its name for those
+    who know tools by it ("Book a class (book_class)")."""
+    title = tool_title(name)
+    return title if title == name else f"{title} ({name})"
 
 
 #: The arguments of the published tools, as a member reads them.
@@ -97,6 +116,20 @@ ERROR_LABELS = {
     "OutcomeUnknown": gettext_lazy("no answer"),
     "IntegrationFailed": gettext_lazy("the service refused it"),
 }
+
+
+#: What happened to a call after it was proposed (``tools.calls`` records
+#: them), where it is not a status of the call.
+EVENT_LABELS = {
+    "proposed": gettext_lazy("proposed by staff's correction"),
+    "corrected": gettext_lazy("corrected by staff"),
+    "late_result": gettext_lazy("an answer came after its time"),
+}
+
+
+def call_event_label(kind: str) -> str:
+    """An event of a call's trail in words."""
+    return str(EVENT_LABELS.get(kind) or call_status_label(kind))
 
 
 def call_status_label(status: str) -> str:
