@@ -36,9 +36,7 @@ SENTENCES: dict[str, str] = {
     "unreadable": gettext_noop("The request could not be read."),
     "over_limit": gettext_noop("The amount is above this gym's limit of %(limit)s."),
     # The domain's rules.
-    "end_before_start": gettext_noop(
-        "The end date cannot be before the start date."
-    ),
+    "end_before_start": gettext_noop("The end date cannot be before the start date."),
     "in_the_past": gettext_noop("%(what)s cannot be in the past."),
     "member_not_found": gettext_noop("I could not find you among the gym's members."),
     "freeze_too_long": gettext_noop("A freeze can last at most %(max)s days."),
