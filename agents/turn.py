@@ -32,7 +32,7 @@ from django.db import transaction
 from django.utils.translation import gettext, override
 
 from agents import limits
-from agents.assistant import instructions_for, provider_for
+from agents.assistant import HANDOFF_TOOL, instructions_for, provider_for
 from agents.conversations import (
     conversation_history,
     message_add,
@@ -67,7 +67,6 @@ from tools.types import ToolCall, ToolResult, ToolSpec
 Emit = Callable[[str, dict[str, Any]], Awaitable[None]]
 MAX_PROVIDER_ATTEMPTS = 3
 RETRYABLE = ("rate_limited", "overloaded", "unavailable")
-HANDOFF_TOOL = "handoff_to_staff"
 HANDOFFS_USED_UP = "too many requests for a person from this place this minute"
 
 
@@ -156,7 +155,7 @@ def _prepare(
         address=address if anonymous else "",
     )
     state.messages.append(member_message)
-    instructions = instructions_for(conversation.agent, conversation)
+    instructions = instructions_for(conversation.agent, conversation, selection.offered)
     return state, member_message, instructions
 
 
@@ -288,7 +287,9 @@ async def turn_continue(
         await _give_back(conversation, holder)
         raise
     state.unanswered, state.about = unanswered, about
-    instructions = instructions_for(conversation.agent, conversation)
+    instructions = instructions_for(
+        conversation.agent, conversation, state.selection.offered
+    )
     await _run(state, instructions + STAFF_REVIEWED, _ignore)
     return state.messages
 

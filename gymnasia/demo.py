@@ -31,6 +31,8 @@ from gymnasia.nutrition.services import food_upsert
 DEMO_SLUG = "gymnasia-demo"
 DEMO_NAME = "Gymnasia Demo"
 DEMO_TIME_ZONE = "Europe/Madrid"
+#: How members reach the demo gym (an owner's setting: set when it is created).
+DEMO_CONTACT = "Recepción: 910 000 000 · hola@gimnasio-demo.example (L–V 7:00–22:00)"
 OWNER_USERNAME = "demo-owner"
 STAFF_USERNAME = "demo-staff"
 SCHEDULE_DAYS = 14
@@ -278,7 +280,12 @@ def demo_gym_seed() -> DemoSeed:
     """Create or complete the demo gym, its catalog, schedule, members and accounts."""
     business, _ = Business.objects.get_or_create(
         slug=DEMO_SLUG,
-        defaults={"name": DEMO_NAME, "time_zone": DEMO_TIME_ZONE, "language": "es"},
+        defaults={
+            "name": DEMO_NAME,
+            "time_zone": DEMO_TIME_ZONE,
+            "language": "es",
+            "contact_details": DEMO_CONTACT,
+        },
     )
     today = business_today(business=business)
     for name, aliases, kcal, carbs, protein, fat in FOODS:

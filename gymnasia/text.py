@@ -103,4 +103,6 @@ def text_checked_storable(text: str) -> None:
     """Refuse text people typed that no database column takes (a NUL character),
     with a reason they can read, before anything is changed."""
     if not storable(text):
-        raise InvalidValue(_("The text cannot contain NUL characters."))
+        raise InvalidValue(
+            _("The text cannot contain NUL characters."), code="text_unstorable"
+        )

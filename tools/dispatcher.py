@@ -46,6 +46,7 @@ from tools.execution import (
 )
 from tools.integrations.errors import IntegrationError
 from tools.models import ToolCallLog
+from tools.refused import Refused, refused_payload, schema_refused
 from tools.registry import Tool, published_registry
 from tools.selection import ToolPolicy
 from tools.types import (
@@ -95,12 +96,18 @@ def dispatch_tool_call(call: ToolCall, context: CallContext) -> ToolResult:
     log.offered, log.effect = True, tool.effect
     trace.step("offered", offered=True, mode=policy.mode)
 
-    arguments, errors = parse_arguments(tool, call.arguments)
+    arguments, refused = parse_arguments(tool, call.arguments)
     log.valid = arguments is not None
-    trace.step("validated", valid=log.valid, errors=errors)
+    trace.step("validated", valid=log.valid, errors=[r.reason for r in refused])
     if arguments is None:
         return finish_call(
-            context, log, trace, call, INVALID_ARGUMENTS, {"errors": errors}, tool=tool
+            context,
+            log,
+            trace,
+            call,
+            INVALID_ARGUMENTS,
+            refused_payload(refused),
+            tool=tool,
         )
     # ``again`` asks for a new action, not another one: it is no part of its key.
     again = bool(arguments.pop(AGAIN, False)) and tool.declaration.repeatable
@@ -108,9 +115,20 @@ def dispatch_tool_call(call: ToolCall, context: CallContext) -> ToolResult:
     amount = amount_of(tool, arguments)
     if over_the_limit(amount, policy.max_amount):
         trace.step("limit", amount=str(amount), max_amount=str(policy.max_amount))
-        errors = [f"The amount is above this gym's limit of {policy.max_amount}."]
+        over = Refused(
+            f"The amount is above this gym's limit of {policy.max_amount}.",
+            "over_limit",
+            tool.declaration.amount_argument,
+            {"limit": str(policy.max_amount)},
+        )
         return finish_call(
-            context, log, trace, call, INVALID_ARGUMENTS, {"errors": errors}, tool=tool
+            context,
+            log,
+            trace,
+            call,
+            INVALID_ARGUMENTS,
+            refused_payload([over]),
+            tool=tool,
         )
 
     if not tool.is_write:
@@ -173,31 +191,29 @@ def dispatch_tool_call(call: ToolCall, context: CallContext) -> ToolResult:
 
 def parse_arguments(
     tool: Tool, raw: str | Mapping[str, Any]
-) -> tuple[dict[str, Any] | None, list[str]]:
-    """The arguments as a dict valid against the tool's schema, or the reasons why not."""
+) -> tuple[dict[str, Any] | None, list[Refused]]:
+    """The arguments as a dict valid against the tool's schema, or the refusals
+    saying why not."""
     if isinstance(raw, str):
         text = raw.strip() or "{}"
         try:
             value = json.loads(text, parse_constant=_refuse_constant)
         except RecursionError:
-            return None, [TOO_DEEP]
+            return None, [Refused(TOO_DEEP)]
         except ValueError:
-            return None, ["The arguments are not valid JSON."]
+            return None, [Refused("The arguments are not valid JSON.")]
     else:
         value = dict(raw)
     if not isinstance(value, dict):
-        return None, ["The arguments must be a JSON object."]
+        return None, [Refused("The arguments must be a JSON object.")]
     refusal = _refused_before_the_schema(value)
     if refusal is not None:
-        return None, [refusal]
+        return None, [Refused(refusal)]
     errors = sorted(
         tool.validator.iter_errors(value), key=lambda e: [str(p) for p in e.path]
     )
     if errors:
-        return None, [
-            f"{'/'.join(str(p) for p in e.absolute_path) or 'arguments'}: {e.message}"
-            for e in errors
-        ]
+        return None, [schema_refused(e) for e in errors]
     properties = tool.declaration.parameters.get("properties", {})
     for name, schema in properties.items():
         if schema.get("type") == "integer" and name in value:
@@ -277,9 +293,9 @@ def correction_checked(
     tool = published_registry().get(call.tool_name)
     if tool is None:
         raise NotFound(_("No such pending action."))
-    corrected, errors = parse_arguments(tool, arguments)
+    corrected, refused = parse_arguments(tool, arguments)
     if corrected is None:
-        raise InvalidValue("; ".join(errors))
+        raise InvalidValue("; ".join(r.reason for r in refused))
     if canonical_arguments(corrected) == canonical_arguments(call.arguments or {}):
         raise InvalidValue(_("The corrected request is the same as the original."))
     if over_the_limit(amount_of(tool, corrected), max_amount):

@@ -374,10 +374,12 @@ def _refused(
     error: NotFound | InvalidValue | Conflict,
 ) -> tuple[str, dict[str, Any], str]:
     """A refusal of the gym's own rules (R4, R5): the result's status and payload,
-    and the word the call's step records."""
+    and the word the call's step records. The model reads the reason; the
+    refusal's code and parameters beside it are what a member is told from."""
+    refusals = [error.refusal()]
     if isinstance(error, NotFound):
-        return NOT_FOUND, {"message": str(error)}, "not_found"
-    return INVALID_ARGUMENTS, {"errors": [str(error)]}, "refused"
+        return NOT_FOUND, {"message": str(error), "refusals": refusals}, "not_found"
+    return INVALID_ARGUMENTS, {"errors": [str(error)], "refusals": refusals}, "refused"
 
 
 def _error_name(error: BaseException) -> str:

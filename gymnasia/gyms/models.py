@@ -57,6 +57,16 @@ class Business(models.Model):
             "when it would expire first."
         ),
     )
+    contact_details = models.TextField(
+        _("contact details"),
+        blank=True,
+        max_length=500,
+        help_text=_(
+            "How members reach the gym (phone, e-mail, reception hours). The "
+            "assistant gives them when a member asks for a person and handing the "
+            "conversation to staff is not enabled."
+        ),
+    )
     created_at = models.DateTimeField(_("created at"), auto_now_add=True)
 
     class Meta:

@@ -54,5 +54,5 @@ def member_get(*, business: Business, member_id: int) -> Member:
     """A member of this business; another business's member is not found."""
     member = Member.objects.filter(business=business, pk=member_id).first()
     if member is None:
-        raise NotFound(_("No such member."))
+        raise NotFound(_("No such member."), code="member_not_found")
     return member

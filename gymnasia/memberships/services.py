@@ -25,10 +25,12 @@ def membership_create(
 ) -> Membership:
     """Give a member a plan between two dates."""
     if member.business_id != business.pk:
-        raise NotFound(_("No such member."), field="member")
+        raise NotFound(_("No such member."), field="member", code="member_not_found")
     if ends_on < starts_on:
         raise InvalidValue(
-            _("A membership cannot end before it starts."), field="ends_on"
+            _("A membership cannot end before it starts."),
+            field="ends_on",
+            code="end_before_start",
         )
     return Membership.objects.create(
         business=business,
@@ -54,16 +56,24 @@ def membership_freeze(
     membership ends, or overlaps another freeze.
     """
     if member.business_id != business.pk:
-        raise NotFound(_("No such member."), field="member")
+        raise NotFound(_("No such member."), field="member", code="member_not_found")
     if end < start:
-        raise InvalidValue(_("The freeze cannot end before it starts."), field="end")
+        raise InvalidValue(
+            _("The freeze cannot end before it starts."),
+            field="end",
+            code="end_before_start",
+        )
     if start < business_today(business=business):
-        raise InvalidValue(_("A freeze cannot start in the past."), field="start")
+        raise InvalidValue(
+            _("A freeze cannot start in the past."), field="start", code="in_the_past"
+        )
     days = (end - start).days + 1
     if days > max_days:
         raise InvalidValue(
             _("A freeze can last at most %(max)s days.") % {"max": max_days},
             field="end",
+            code="freeze_too_long",
+            params={"max": max_days},
         )
     with transaction.atomic():
         membership = (
@@ -74,21 +84,28 @@ def membership_freeze(
             .first()
         )
         if membership is None:
-            raise NotFound(_("This member has no membership that can be frozen."))
+            raise NotFound(
+                _("This member has no membership that can be frozen."),
+                code="no_membership_to_freeze",
+            )
         if start > membership.ends_on:
             raise InvalidValue(
                 _("The freeze starts after the membership ends (%(ends)s).")
                 % {"ends": membership.ends_on.isoformat()},
                 field="start",
+                code="freeze_after_membership_ends",
+                params={"ends": membership.ends_on.isoformat()},
             )
         overlapping = membership.freezes.filter(start__lte=end, end__gte=start).first()
         if overlapping is not None:
+            days_taken = {
+                "start": overlapping.start.isoformat(),
+                "end": overlapping.end.isoformat(),
+            }
             raise Conflict(
-                _("It overlaps the freeze from %(start)s to %(end)s.")
-                % {
-                    "start": overlapping.start.isoformat(),
-                    "end": overlapping.end.isoformat(),
-                }
+                _("It overlaps the freeze from %(start)s to %(end)s.") % days_taken,
+                code="freeze_overlaps",
+                params=days_taken,
             )
         freeze = MembershipFreeze.objects.create(
             business=business, membership=membership, start=start, end=end

@@ -28,12 +28,16 @@ def foods_search(*, business: Business, query: str, limit: int = 10) -> list[Foo
     """
     words = fold(query).split()
     if not words:
-        raise InvalidValue(_("The search needs at least one word."), field="query")
+        raise InvalidValue(
+            _("The search needs at least one word."), field="query", code="empty"
+        )
     if len(query) > MAX_QUERY_LENGTH:
         raise InvalidValue(
             _("The search can have at most %(max)s characters.")
             % {"max": MAX_QUERY_LENGTH},
             field="query",
+            code="too_long",
+            params={"max": MAX_QUERY_LENGTH},
         )
     qs = Food.objects.filter(business=business)
     for word in words:

@@ -43,7 +43,12 @@ def food_upsert(
     }
     for field, amount in nutrients.items():
         if amount < 0:
-            raise InvalidValue(_("Nutrient values cannot be negative."), field=field)
+            raise InvalidValue(
+                _("Nutrient values cannot be negative."),
+                field=field,
+                code="at_least",
+                params={"limit": 0},
+            )
     values: dict[str, object] = {
         **nutrients,
         "aliases": aliases,
@@ -63,25 +68,36 @@ def food_upsert(
 
 def _grams(value: Decimal | int | float | str) -> Decimal:
     if isinstance(value, bool):
-        raise InvalidValue(_("Grams must be a number."), field="grams")
+        raise InvalidValue(
+            _("Grams must be a number."), field="grams", code="wrong_type"
+        )
     try:
         grams = Decimal(str(value)).quantize(Decimal("0.1"))
     except (InvalidOperation, ValueError):
-        raise InvalidValue(_("Grams must be a number."), field="grams") from None
+        raise InvalidValue(
+            _("Grams must be a number."), field="grams", code="wrong_type"
+        ) from None
     if not grams.is_finite() or grams <= 0:
-        raise InvalidValue(_("Grams must be more than zero."), field="grams")
+        raise InvalidValue(
+            _("Grams must be more than zero."),
+            field="grams",
+            code="more_than",
+            params={"limit": 0},
+        )
     if grams > MAX_GRAMS_PER_ENTRY:
         raise InvalidValue(
             _("At most %(max)s g can be logged in one entry.")
             % {"max": MAX_GRAMS_PER_ENTRY},
             field="grams",
+            code="at_most",
+            params={"limit": MAX_GRAMS_PER_ENTRY},
         )
     return grams
 
 
 def _check_member(business: Business, member: Member) -> None:
     if member.business_id != business.pk:
-        raise NotFound(_("No such member."), field="member")
+        raise NotFound(_("No such member."), field="member", code="member_not_found")
 
 
 def meal_entry_add(
@@ -99,6 +115,8 @@ def meal_entry_add(
         raise InvalidValue(
             _("Meal must be one of: %(meals)s.") % {"meals": ", ".join(Meal.values)},
             field="meal",
+            code="not_one_of",
+            params={"choices": list(Meal.values)},
         )
     amount = _grams(grams)
     today = business_today(business=business)
@@ -111,11 +129,15 @@ def meal_entry_add(
             _("The diary takes dates from %(back)s days ago to %(ahead)s days ahead.")
             % {"back": DIARY_DAYS_BACK, "ahead": DIARY_DAYS_AHEAD},
             field="date",
+            code="outside_diary_days",
+            params={"back": DIARY_DAYS_BACK, "ahead": DIARY_DAYS_AHEAD},
         )
     food = Food.objects.filter(business=business, pk=food_id).first()
     if food is None:
         raise NotFound(
-            _("No food with that id in this gym's catalog."), field="food_id"
+            _("No food with that id in this gym's catalog."),
+            field="food_id",
+            code="food_not_found",
         )
     return MealEntry.objects.create(
         business=business, member=member, date=date, meal=meal, food=food, grams=amount
@@ -136,7 +158,9 @@ def meal_entry_remove(
         )
         if entry is None:
             raise NotFound(
-                _("No diary entry with that id for this member."), field="entry_id"
+                _("No diary entry with that id for this member."),
+                field="entry_id",
+                code="entry_not_found",
             )
         removed_id = entry.pk
         entry.delete()

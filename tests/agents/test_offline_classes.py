@@ -140,7 +140,7 @@ def test_a_refusal_reaches_her_in_her_language_where_the_app_has_its_words(
 
     reply = reply_to(send(client, started, "Reserva la primera"))
 
-    assert reply.endswith("No se ha podido: Esta clase está completa.")
+    assert reply.endswith("No se ha podido: Esa clase está completa.")
     refused = ToolCallLog.objects.get(tool_name="book_class").result
     assert refused["errors"] == ["This class is full."]
 

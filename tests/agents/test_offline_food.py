@@ -323,16 +323,16 @@ def test_kilos_are_logged_as_grams(client, agent):
     assert MealEntry.objects.get().grams == 1500
 
 
-def test_words_the_app_cannot_translate_are_quoted_as_the_systems(client, agent):
-    """A schema's refusal has no Spanish words in the app: she reads it quoted,
-    after the R10 sentence, never passed off as the assistant's own Spanish."""
+def test_a_schemas_refusal_is_told_in_her_words(client, agent):
+    """A schema's refusal reaches her in plain Spanish, from its code, after the
+    R10 sentence; never the schema's English (issue 33, point 5)."""
     started = member_conversation(client, agent)
 
     reply = reply_to(send(client, started, "Añade 0 g de pan blanco a mi desayuno"))
 
     assert reply == (
-        SENTENCES["es"]["not_done"] + "\n\nNo se ha podido: "
-        "«grams: 0.0 is less than or equal to the minimum of 0»"
+        SENTENCES["es"]["not_done"]
+        + "\n\nNo se ha podido: La cantidad tiene que ser mayor que 0 g."
     )
 
 

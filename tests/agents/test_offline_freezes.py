@@ -91,7 +91,7 @@ def test_a_freeze_that_could_not_be_made_is_refused_at_once_not_sent_to_staff(
 
     assert reply == (
         SENTENCES["es"]["not_done"]
-        + "\n\nNo se ha podido: La congelación no puede terminar antes de empezar."
+        + "\n\nNo se ha podido: La fecha de fin no puede ser anterior a la de inicio."
     )
     assert not _requests().exists()
     assert not MembershipFreeze.objects.exists()

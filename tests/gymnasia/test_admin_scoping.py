@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from tests.admin_forms import form_data
 from tests.factories import FoodFactory, MemberFactory, StaffRoleFactory
 
 pytestmark = pytest.mark.django_db
@@ -68,3 +69,18 @@ def test_admin_user_without_role_sees_no_gym_data(client):
     outsider.gym_roles.all().delete()
     client.force_login(outsider)
     assert client.get("/admin/nutrition/food/").status_code == 403
+
+
+def test_an_owner_sets_the_gyms_contact_details_in_the_admin(owner_client):
+    """How members reach the gym is the owner's setting (issue 33, point 5)."""
+    business = owner_client.business
+    url = f"/admin/gyms/business/{business.pk}/change/"
+    data = form_data(owner_client.get(url).content.decode(), "business_form")
+    assert data["contact_details"] == ""
+
+    data["contact_details"] = "Recepción: 910 000 000"
+    response = owner_client.post(url, data)
+
+    assert response.status_code == 302
+    business.refresh_from_db()
+    assert business.contact_details == "Recepción: 910 000 000"

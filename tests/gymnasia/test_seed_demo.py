@@ -147,3 +147,16 @@ def test_seed_demo_again_keeps_what_the_owner_changed(row_counts):
         list(AgentToolSetting.objects.values()),
         list(Integration.objects.values()),
     ) == chosen
+
+
+def test_seed_demo_gives_the_gym_contact_details_once():
+    """The demo gym is created with contact details; seeding again keeps what
+    the owner wrote there, even nothing."""
+    seed()
+    business = Business.objects.get(slug=DEMO_SLUG)
+    assert business.contact_details.startswith("Recepción")
+
+    Business.objects.filter(pk=business.pk).update(contact_details="")
+    seed()
+
+    assert Business.objects.get(pk=business.pk).contact_details == ""

@@ -19,12 +19,18 @@ def list_classes(ctx: HandlerContext, args: dict[str, Any]) -> Outcome:
     date_from = datetime.date.fromisoformat(args["date_from"])
     date_to = datetime.date.fromisoformat(args["date_to"])
     if date_to < date_from:
-        raise InvalidValue(_("date_to cannot be before date_from."), field="date_to")
+        raise InvalidValue(
+            _("date_to cannot be before date_from."),
+            field="date_to",
+            code="end_before_start",
+        )
     if (date_to - date_from).days >= MAX_LISTED_DAYS:
         raise InvalidValue(
             _("Classes can be listed for at most %(days)s days at a time.")
             % {"days": MAX_LISTED_DAYS},
             field="date_to",
+            code="too_many_days",
+            params={"days": MAX_LISTED_DAYS},
         )
     sessions = ctx.client.list_sessions(
         date_from=date_from,

@@ -57,7 +57,9 @@ def check_freeze_membership(ctx: HandlerContext, args: dict[str, Any]) -> None:
                     "It overlaps the freeze from %(start)s to %(end)s, which is "
                     "waiting for the staff's approval."
                 )
-                % {"start": other["start"], "end": other["end"]}
+                % {"start": other["start"], "end": other["end"]},
+                code="freeze_overlaps_waiting",
+                params={"start": other["start"], "end": other["end"]},
             )
 
 

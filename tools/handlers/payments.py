@@ -53,7 +53,9 @@ def _refundable(
     charge = ctx.client.get_charge(args["payment_id"]) if customer else None
     if charge is None or charge.get("customer") != customer:
         raise NotFound(
-            _("No payment with that id for this member."), field="payment_id"
+            _("No payment with that id for this member."),
+            field="payment_id",
+            code="payment_not_found",
         )
     currency = str(charge["currency"])
     cents = minor_units(Decimal(str(args["amount"])), currency)
@@ -79,11 +81,15 @@ def _refundable(
                 )
                 % money,
                 field="amount",
+                code="refund_over_rest_waiting",
+                params=money,
             )
         raise InvalidValue(
             _("At most %(rest)s %(currency)s of this payment can still be refunded.")
             % money,
             field="amount",
+            code="refund_over_rest",
+            params=money,
         )
     return charge, cents
 

@@ -62,6 +62,8 @@ def minor_units(amount: Decimal, currency: str) -> int:
             _("The amount has more decimals than %(currency)s allows.")
             % {"currency": currency.upper()},
             field="amount",
+            code="too_many_decimals",
+            params={"currency": currency.upper()},
         )
     return int(scaled)
 
@@ -160,7 +162,9 @@ class StripeClient:
                 raise OutcomeUnknown(NOT_STRIPE)
             raise IntegrationUnavailable(NOT_STRIPE)
         if response.status_code >= 400:
-            raise InvalidValue(_("Stripe refused the request."))
+            raise InvalidValue(
+                _("Stripe refused the request."), code="payments_refused"
+            )
         return body
 
     def health(self) -> None:
@@ -201,7 +205,9 @@ class StripeClient:
         )
         if refund is None:
             raise NotFound(
-                _("No payment with that id for this member."), field="payment_id"
+                _("No payment with that id for this member."),
+                field="payment_id",
+                code="payment_not_found",
             )
         return refund
 

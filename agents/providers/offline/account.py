@@ -231,7 +231,7 @@ class AccountIntents(Intents):
         return self._t(
             "No puedo dar de baja la cuota desde aquí.",
             "I cannot end your membership from here.",
-        ) + (person if "handoff_to_staff" in offered else ""), []
+        ) + (person if "handoff_to_staff" in offered else self._a_person(offered)), []
 
     def _person(
         self, said: str, results: dict[str, Any], offered: set[str], message: str
@@ -259,8 +259,10 @@ class AccountIntents(Intents):
             "someone",
         ):
             return None
+        if "handoff_to_staff" not in offered:
+            return self._reach_the_gym(), []
         if "handoff_to_staff" not in results:
-            return self._unavailable("handoff_to_staff", offered) or self._call(
+            return self._call(
                 "handoff_to_staff",
                 {"reason": message.strip()[:200]},
             )

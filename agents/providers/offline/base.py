@@ -4,17 +4,14 @@ words it says them in, and how it proposes a call or tells why one failed."""
 from __future__ import annotations
 
 import datetime
-import functools
-import gettext as catalogs
-import re
 import uuid
 from collections.abc import Mapping
 from typing import Any
 
-from django.conf import settings
-from django.utils.translation import gettext, override
+from django.utils.translation import override
 
 from agents.providers.offline.words import MEAL_WORDS
+from gymnasia.refusals import refusals_said
 from tools.registry import published_registry
 from tools.types import ToolCall
 
@@ -28,11 +25,14 @@ class Intents:
         language: str = "es",
         today: datetime.date | None = None,
         visitor: bool = False,
+        contact: str = "",
     ) -> None:
         self.language = language
         self.today = today or datetime.date.today()
         #: Talking to an anonymous visitor, who is offered no member tool (R3).
         self.visitor = visitor
+        #: How to reach the gym, as its owner wrote it ("" when not given).
+        self.contact = contact.strip()
 
     def _t(self, spanish: str, english: str) -> str:
         return spanish if self.language == "es" else english
@@ -110,28 +110,38 @@ class Intents:
                 [],
             )
         return (
-            self._t(
-                "Eso no lo puedo hacer desde aquí. Si quieres, pide hablar con una persona "
-                "del equipo.",
-                "I cannot do that from here. If you like, ask to talk to a member of staff.",
-            ),
+            self._t("Eso no lo puedo hacer desde aquí.", "I cannot do that from here.")
+            + self._a_person(offered),
             [],
         )
 
-    def _reworded(self, reason: str) -> str:
-        """A tool's reason, written for the model in English, in the member's
-        language where the app says it in theirs ("This class is full."); a
-        model would reword it, and the demo model knows only the app's words."""
-        with override(self.language):
-            reworded = gettext(reason)
-        if reworded != reason:
-            return reworded
-        # A sentence with its blanks filled in ("It overlaps the freeze from
-        # 2027-08-01 to …") is in the app's words only with its blanks.
-        for pattern, theirs in sentences_with_blanks(self.language):
-            if found := pattern.fullmatch(reason):
-                return theirs % found.groupdict()
-        return reason
+    def _a_person(self, offered: set[str]) -> str:
+        """Where she can turn to a person, after a sentence: to the staff through
+        a handoff when one is offered, else to the gym itself, never asking for
+        what she cannot have here."""
+        if "handoff_to_staff" in offered:
+            return self._t(
+                " Si quieres, pide hablar con una persona del equipo.",
+                " If you like, ask to talk to a member of staff.",
+            )
+        if self.contact:
+            return self._t(
+                f" Puedes contactar con el gimnasio: {self.contact}",
+                f" You can contact the gym: {self.contact}",
+            )
+        return self._t(
+            " Puedes contactar directamente con el gimnasio.",
+            " You can contact the gym directly.",
+        )
+
+    def _reach_the_gym(self) -> str:
+        """A person asked for where no handoff is offered: how to reach the gym
+        (its contact details when the owner gave them), never that a person
+        will answer here."""
+        return self._t(
+            "Desde aquí no puedo pasarte con una persona del equipo.",
+            "I cannot pass you to a member of staff from here.",
+        ) + self._a_person(set())
 
     def _failure(self, result: Mapping[str, Any], *, undone: bool = False) -> str:
         """What a result that is not a plain success means for her; ``undone``:
@@ -176,47 +186,14 @@ class Intents:
             return self._t(
                 "Ha fallado; no se ha cambiado nada.", "It failed; nothing was changed."
             )
-        reasons = [str(r) for r in result.get("errors") or [result.get("message")] if r]
-        if not reasons:
+        # Told from the refusals' codes, in her words; the English reasons
+        # beside them are the model's, and never translated back.
+        refusals = result.get("refusals")
+        if not refusals:
             return self._t("No se ha podido hacer.", "It could not be done.")
-        said = []
-        for reason in reasons:
-            reworded = self._reworded(reason)
-            # Words the app has no translation for are quoted as the system's own.
-            foreign = self.language != "en" and reworded == reason
-            said.append(f"«{reason}»" if foreign else reworded)
-        return self._t("No se ha podido: ", "It could not be done: ") + " ".join(said)
-
-
-BLANK = re.compile(r"%\((\w+)\)[sd]")
-
-
-@functools.cache
-def sentences_with_blanks(language: str) -> list[tuple[re.Pattern[str], str]]:
-    """The app's own sentences with blanks ("… from %(start)s to %(end)s."), each
-    as a pattern that finds what fills its blanks and its words in ``language``;
-    the sentence with most words of its own first, so that the likeliest is tried
-    first."""
-    words = catalogs.translation(
-        "django", settings.LOCALE_PATHS[0], languages=[language], fallback=True
-    )
-    found = []
-    for english, theirs in getattr(words, "_catalog", {}).items():
-        if not isinstance(english, str) or not BLANK.search(english):
-            continue
-        parts, named = [], set()
-        for piece, name in zip(
-            BLANK.split(english)[::2], [*BLANK.findall(english), None], strict=True
-        ):
-            parts.append(re.escape(piece))
-            if name in named:
-                parts.append(f"(?P={name})")
-            elif name:
-                parts.append(f"(?P<{name}>.+?)")
-                named.add(name)
-        found.append((len(BLANK.sub("", english)), re.compile("".join(parts)), theirs))
-    found.sort(key=lambda each: -each[0])
-    return [(pattern, theirs) for _, pattern, theirs in found]
+        with override(self.language):
+            said = refusals_said(refusals)
+        return self._t("No se ha podido: ", "It could not be done: ") + said
 
 
 #: A write, and the write that takes its effect away: (undoing tool, the key of

@@ -125,7 +125,7 @@ class FreezeIntents(Intents):
             return None
         if has(said, *UNDO) and "freeze_membership" not in results:
             # No tool undoes a freeze or withdraws a request: never a new freeze.
-            return self._freeze_not_undone(), []
+            return self._freeze_not_undone(offered), []
         period = proposed if agrees(said) else given or period_named(said, self.today)
         if "freeze_membership" not in results:
             if period is None and asks_about_freezes(said):
@@ -193,13 +193,11 @@ class FreezeIntents(Intents):
         month = month_of(previous, self.today) or month_of(before_previous, self.today)
         return period_named(said, self.today, month)
 
-    def _freeze_not_undone(self) -> str:
+    def _freeze_not_undone(self, offered: set[str]) -> str:
         return self._t(
-            "No puedo anular una congelación ni retirar una solicitud desde "
-            "aquí. Si quieres, pide hablar con una persona del equipo.",
-            "I cannot undo a freeze or withdraw a request from here. If you "
-            "like, ask to talk to a member of staff.",
-        )
+            "No puedo anular una congelación ni retirar una solicitud desde aquí.",
+            "I cannot undo a freeze or withdraw a request from here.",
+        ) + self._a_person(offered)
 
 
 def _asked_for_the_days(said: str, today: datetime.date) -> bool:

@@ -226,7 +226,7 @@ class OfflineProvider(
             return None
         if has(said, *FREEZE_WORDS) or "freeze_membership" in just:
             # No tool undoes a freeze or withdraws its request.
-            return self._freeze_not_undone(), []
+            return self._freeze_not_undone(offered), []
         logged = just_logged(just)
         if logged:
             return self._entries_taken_back(logged, results, offered)
@@ -251,12 +251,7 @@ class OfflineProvider(
             "I cannot tell from here: I do not have the gym's opening hours or "
             "address.",
         )
-        if "handoff_to_staff" in offered:
-            answer += self._t(
-                " Si quieres, pide hablar con una persona del equipo.",
-                " If you like, ask to talk to a member of staff.",
-            )
-        return answer
+        return answer + self._a_person(offered)
 
     def _what_i_can_do(self, offered: set[str]) -> str:
         """What the tools offered in this conversation let it help with: a visitor
