@@ -1,8 +1,8 @@
 """How calls read for people: a call's steps in the verification log for owners and
 staff, in plain words that say what each check found, not the names the
 dispatcher records ("not a repeat", where the record says ``duplicate`` with no
-first call); a call's arguments in words, for staff; and what a correction changed
-in them, for members."""
+first call); a call's arguments in words, for staff. What a request is about, an
+id named by what it names, and what a correction changed are ``tools.naming``'s."""
 
 from __future__ import annotations
 
@@ -204,20 +204,6 @@ def call_steps_described(steps: Any, *, times: bool = False) -> list[str]:
                 words = f"{words} ({step['ms']} ms)"
             described.append(words)
     return described
-
-
-def arguments_changed(difference: Mapping[str, Any]) -> str:
-    """What a correction changed, as ``{argument: [before, after]}`` reads for a
-    member: "end: 2027-01-20 → 2027-01-10"; an id, which means nothing to them,
-    only as changed."""
-    changes = []
-    for key, (before, after) in sorted(difference.items()):
-        what = argument_label(key)
-        if key.endswith("_id"):
-            changes.append(_("a different %(what)s") % {"what": what})
-        else:
-            changes.append(f"{what}: {before} → {after}")
-    return "; ".join(changes)
 
 
 @dataclass(frozen=True)

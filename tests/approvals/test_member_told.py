@@ -24,6 +24,7 @@ from approvals.services import (
     pending_actions_expire,
 )
 from gymnasia.memberships.models import MembershipFreeze
+from tests.approvals.inbox_kit import spanish_date
 from tests.factories import StaffRoleFactory
 from tools.integrations.faults import Fault, inject_fault
 from tools.models import Handoff, ToolCallLog
@@ -165,10 +166,11 @@ def test_a_correction_is_told_with_what_staff_changed(asked):
     )
     [message] = later()
     assert message["role"] == "notice"
+    start, end = (spanish_date(action.arguments[key]) for key in ("start", "end"))
     assert message["text"] == (
-        "El equipo del gimnasio ha corregido tu solicitud (Congelar la cuota): "
-        f"fin: {action.arguments['end']} → {new_end}. Decidirá sobre la corregida; "
-        "todavía no se ha hecho nada."
+        "El equipo del gimnasio ha corregido tu solicitud (Congelar la cuota: "
+        f"inicio: {start}; fin: {end}): fin: {end} → {spanish_date(new_end)}. Decidirá "
+        "sobre la corregida; todavía no se ha hecho nada."
     )
 
 

@@ -11,7 +11,6 @@ from django.utils import translation
 from tests.factories import StaffRoleFactory
 from tools.models import Handoff, ToolCallLog
 from tools.presentation import (
-    arguments_changed,
     call_step_described,
     call_steps_described,
     handoff_described,
@@ -82,21 +81,6 @@ def test_times_where_recorded_and_rows_that_are_not_steps_left_out():
         ]
         assert call_steps_described(steps) == ["offered", "settled by staff"]
         assert call_steps_described(None) == []
-
-
-def test_what_a_correction_changed_reads_for_the_member():
-    difference = {
-        "end": ["2027-01-20", "2027-01-10"],
-        "session_id": [5, 7],
-    }
-    with translation.override("en"):
-        assert arguments_changed(difference) == (
-            "end: 2027-01-20 → 2027-01-10; a different class"
-        )
-    with translation.override("es"):
-        assert arguments_changed(difference) == (
-            "fin: 2027-01-20 → 2027-01-10; cambio de clase"
-        )
 
 
 @pytest.mark.django_db
