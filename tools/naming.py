@@ -80,10 +80,16 @@ def _number(value: Any) -> int:
         return 0
 
 
+def _figure(value: Any) -> str:
+    """A quantity as the reader writes it: "150", "12,5" in Spanish."""
+    figure = float(value)
+    return formats.number_format(int(figure) if figure.is_integer() else figure)
+
+
 def entry_named(entry: MealEntry) -> Named:
     """A diary entry by its food, grams, meal and day."""
     words = (
-        f"{entry.food.name}, {entry.grams:g} g, {entry.get_meal_display()}, "
+        f"{entry.food.name}, {_figure(entry.grams)} g, {entry.get_meal_display()}, "
         f"{formats.date_format(entry.date, 'DATE_FORMAT')}"
     )
     facts = {
