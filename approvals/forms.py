@@ -102,6 +102,8 @@ class CorrectionForm(forms.Form):
     def _entries(self, value: Any) -> list[tuple[int, str]]:
         """The member's entries of the day of the one asked for (never another
         member's)."""
+        if self.call.member_id is None:
+            return []
         entries = MealEntry.objects.filter(
             business_id=self.call.business_id, member_id=self.call.member_id
         )
@@ -128,9 +130,9 @@ class CorrectionForm(forms.Form):
 
     def problems(self) -> str:
         """What is wrong with what was sent, each field by its label."""
-        return " ".join(
-            f"{self.fields[name].label}: {' '.join(errors)}"
-            if name in self.fields
-            else " ".join(errors)
-            for name, errors in self.errors.items()
-        )
+        said = []
+        for name, errors in self.errors.items():
+            words = " ".join(str(error) for error in errors)
+            field = self.fields.get(name)
+            said.append(f"{field.label}: {words}" if field else words)
+        return " ".join(said)

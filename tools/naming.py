@@ -216,6 +216,23 @@ def request_arguments_described(
     return described
 
 
+def request_facts(
+    *, business: Business, member: Member | None, arguments: Mapping[str, Any]
+) -> dict[str, Any]:
+    """A request's arguments as facts a model can say in any language: an id as
+    the facts of what it names, under the argument's name without ``_id``
+    ("session": its class, local start and instructor); any other as given."""
+    facts: dict[str, Any] = {}
+    for each in request_arguments_described(
+        business=business, member=member, arguments=arguments
+    ):
+        if each.named:
+            facts[each.name.removesuffix("_id")] = each.named.facts
+        else:
+            facts[each.name] = arguments[each.name]
+    return facts
+
+
 def request_about(
     *, business: Business, member: Member | None, arguments: Mapping[str, Any]
 ) -> str:

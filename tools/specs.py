@@ -227,8 +227,9 @@ PUBLISHED: list[ToolDeclaration] = [
         description=(
             "List the member's requests that wait for the gym's staff or that staff "
             "decided in the last 7 days, newest first: each with its request_id, "
-            "tool, title, what it is about in words (about) and as facts (the "
-            "class's name and local start, the freeze's dates, the food and grams), "
+            "tool, title, what it is about in words (about) and as facts (an id as "
+            "what it names: the session's class and local start, the diary "
+            "entry's food and grams; the freeze's dates), "
             "its state (waiting_for_staff, approved, done, failed, "
             "outcome_unknown, rejected, expired), when it was made and decided, "
             "and the staff's reason. Use it when the member asks how a request "

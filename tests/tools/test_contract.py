@@ -187,8 +187,8 @@ def _list_my_requests(result):
     assert (request["tool"], request["title"]) == ("book_class", "Book a class")
     assert request["about"].startswith("class: Spinning, ")
     assert request["about"].endswith(" (Marta)")
-    assert request["facts"]["class"] == "Spinning"
-    assert request["facts"]["starts_at"][11:16] == "18:00"
+    assert request["facts"]["session"]["class"] == "Spinning"
+    assert request["facts"]["session"]["starts_at"][11:16] == "18:00"
     assert (request["state"], request["decided_at"], request["reason"]) == (
         "waiting_for_staff",
         None,

@@ -40,9 +40,10 @@ def test_a_waiting_class_is_named_by_its_class_time_and_instructor(world):
     assert listed["request_id"] == str(request.pk)
     assert listed["state"] == "waiting_for_staff"
     starts = world.today + datetime.timedelta(days=1)
-    assert listed["facts"]["class"] == "Spinning"
-    assert listed["facts"]["starts_at"].startswith(f"{starts.isoformat()}T18:00")
-    assert listed["facts"]["instructor"] == "Marta"
+    session = listed["facts"]["session"]
+    assert session["class"] == "Spinning"
+    assert session["starts_at"].startswith(f"{starts.isoformat()}T18:00")
+    assert session["instructor"] == "Marta"
     assert "session_id" not in listed["facts"]  # the id means nothing to her
 
 

@@ -11,7 +11,7 @@ from django.db.models import OuterRef, Q, Subquery
 from django.utils import timezone
 
 from tools.models import ToolCallEvent, ToolCallLog
-from tools.naming import request_about, request_arguments_described
+from tools.naming import request_about, request_facts
 from tools.presentation import tool_title
 from tools.registry import HandlerContext, handles
 from tools.types import NO_RESULTS, OK, PENDING_APPROVAL, UNKNOWN_OUTCOME, Outcome
@@ -46,14 +46,6 @@ def _local(moment: datetime.datetime | None, ctx: HandlerContext) -> str | None:
 
 def _request(call: ToolCallLog, ctx: HandlerContext, reason: str) -> dict[str, Any]:
     arguments = call.arguments or {}
-    described = request_arguments_described(
-        business=ctx.business, member=ctx.member, arguments=arguments
-    )
-    facts: dict[str, Any] = {}
-    for each in described:
-        facts.update(
-            each.named.facts if each.named else {each.name: arguments[each.name]}
-        )
     corrected = any(
         isinstance(s, dict) and s.get("step") == "corrected by staff"
         for s in call.steps or []
@@ -65,7 +57,9 @@ def _request(call: ToolCallLog, ctx: HandlerContext, reason: str) -> dict[str, A
         "about": request_about(
             business=ctx.business, member=ctx.member, arguments=arguments
         ),
-        "facts": facts,
+        "facts": request_facts(
+            business=ctx.business, member=ctx.member, arguments=arguments
+        ),
         "state": STATES.get(call.status, "failed"),
         "corrected_by_staff": corrected,
         "created_at": _local(call.created_at, ctx),
