@@ -24,7 +24,7 @@ from agents.conversations import message_add
 from agents.models import Conversation, Message
 from agents.turn import turn_continue
 from agents.verdict import NOT_CONFIRMED, SENTENCES
-from tools.presentation import arguments_changed
+from tools.naming import arguments_changed, request_about
 from tools.types import ERROR_STATUSES, ToolCall, ToolResult
 
 EXECUTED = ("succeeded", "failed", "unknown")
@@ -44,16 +44,31 @@ def _conversation(key: str) -> Conversation | None:
     )
 
 
+def _title_about(
+    conversation: Conversation, title: object, arguments: dict[str, Any]
+) -> str:
+    """A request as the member reads it, in the active language: its title and
+    what it is about ("Book a class: Class: Spinning, … (Marta)")."""
+    about = request_about(
+        business=conversation.business,
+        member=conversation.member,
+        arguments=arguments,
+    )
+    return f"{title}: {about}" if about else str(title)
+
+
 def _fixed_notice(
     conversation: Conversation,
     status: str,
     title: object,
+    arguments: dict[str, Any],
     reason: str,
     changes: dict[str, Any] | None,
 ) -> str:
     if status == INTERRUPTED:  # R10's own words, as a reply would have begun
         return SENTENCES.get(conversation.language, SENTENCES["en"])[NOT_CONFIRMED]
     with override(conversation.language):
+        title = _title_about(conversation, title, arguments)
         if status == "rejected":
             text = gettext(
                 "The gym's staff did not approve your request (%(title)s)."
@@ -70,7 +85,14 @@ def _fixed_notice(
         return gettext(
             "The gym's staff corrected your request (%(title)s): %(changes)s. They "
             "will decide on the corrected one; nothing has been done yet."
-        ) % {"title": title, "changes": arguments_changed(changes or {})}
+        ) % {
+            "title": title,
+            "changes": arguments_changed(
+                changes or {},
+                business=conversation.business,
+                member=conversation.member,
+            ),
+        }
 
 
 def conversation_outcome_post(
@@ -91,7 +113,7 @@ def conversation_outcome_post(
     if conversation is None:
         return None
     if status not in EXECUTED:
-        text = _fixed_notice(conversation, status, title, reason, changes)
+        text = _fixed_notice(conversation, status, title, arguments, reason, changes)
         return message_add(
             conversation=conversation, role=Message.Role.NOTICE, text=text
         )
@@ -107,7 +129,7 @@ def conversation_outcome_post(
     )
     with override(conversation.language):
         unanswered = gettext("The staff reviewed your request (%(title)s).") % {
-            "title": str(title)
+            "title": _title_about(conversation, title, arguments)
         }
     told = async_to_sync(turn_continue)(
         conversation,

@@ -32,7 +32,8 @@ from gymnasia.gyms.admin import (
 from gymnasia.gyms.selectors import businesses_for_user
 from tools.admin import ReadOnlyScopedAdmin, ToolFilter
 from tools.crypto import encrypt
-from tools.presentation import arguments_changed, tool_title
+from tools.naming import arguments_changed
+from tools.presentation import tool_title
 
 
 class RequestToolFilter(ToolFilter):
@@ -76,7 +77,12 @@ class DecisionAdmin(ReadOnlyScopedAdmin):
 
     @admin.display(description=_("changes"))
     def changes(self, obj: Decision) -> str:
-        return arguments_changed(obj.difference) if obj.difference else "—"
+        if not obj.difference:
+            return "—"
+        call = obj.call
+        return arguments_changed(
+            obj.difference, business=call.business, member=call.member
+        )
 
 
 def endpoint_label(endpoint: WebhookEndpoint) -> str:

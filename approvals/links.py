@@ -78,7 +78,7 @@ def _opened(request: HttpRequest, token: str) -> tuple[StaffNotice, ToolCallLog,
         claims = signing.loads(token, salt=SALT)
         notice = (
             StaffNotice.objects.select_related(
-                "role__user", "role__business", "call__member"
+                "role__user", "role__business", "call__member", "call__business"
             )
             .filter(pk=claims["n"], call_id=claims["c"], role__user_id=claims["u"])
             .first()

@@ -75,7 +75,12 @@ def notices_mail(*, role_id: int, now: datetime.datetime | None = None) -> float
             waiting.filter(
                 Q(claimed_at__isnull=True) | Q(claimed_at__lte=now - CLAIM_LEASE)
             )
-            .select_related("call__member", "handoff__member", "handoff__tool_call")
+            .select_related(
+                "call__member",
+                "call__business",
+                "handoff__member",
+                "handoff__tool_call",
+            )
             .order_by("created_at")
         )
         taken: list[StaffNotice] = []

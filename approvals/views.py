@@ -27,6 +27,7 @@ from django_htmx.middleware import HtmxDetails
 
 from agents.conversations import conversation_excerpts
 from agents.models import Message
+from approvals.forms import CorrectionForm
 from approvals.models import Decision
 from approvals.presentation import decision_reason_described
 from approvals.selectors import (
@@ -48,16 +49,15 @@ from approvals.services import (
 from gymnasia.errors import Conflict, InvalidValue, NotFound
 from gymnasia.text import choice_labels
 from tools.models import Handoff, ToolCallLog
+from tools.naming import request_arguments_described
 from tools.presentation import (
     TOOL_TITLES,
-    argument_value_described,
     arguments_described,
     call_outcome_described,
     call_steps_described,
     handoff_described,
     tool_title,
 )
-from tools.registry import published_registry
 from tools.services import NOTE_MAX
 
 INBOX_REFRESH_SECONDS = 5
@@ -136,48 +136,22 @@ def _rows(calls: list[ToolCallLog]) -> list[dict[str, Any]]:
                 if ran
                 else None,
                 "fields": _argument_fields(call),
+                "form": CorrectionForm(call) if state == State.PENDING else None,
             }
         )
     return rows
 
 
-def _argument_schemas(tool_name: str) -> dict[str, Any]:
-    """The JSON schema of each of a tool's arguments, by name."""
-    tool = published_registry().get(tool_name)
-    return dict(tool.declaration.parameters.get("properties", {})) if tool else {}
-
-
 def _argument_fields(action: ToolCallLog) -> list[dict[str, Any]]:
-    """A request's arguments in words, each with the input its schema calls for in
-    the correction form (a date picker for a date, a number for a number, a list
-    of the values in words for a choice such as the meal)."""
-    properties = _argument_schemas(action.tool_name)
-    fields = []
-    arguments = action.arguments or {}
-    for label, key, shown in arguments_described(arguments):
-        schema = properties.get(key, {})
-        kind, options = "text", []
-        if schema.get("format") == "date":
-            kind = "date"
-        elif schema.get("type") in ("integer", "number"):
-            kind = "number"
-        elif schema.get("enum"):
-            kind = "select"
-            options = [
-                (value, argument_value_described(key, value))
-                for value in schema["enum"]
-            ]
-        fields.append(
-            {
-                "label": label,
-                "name": key,
-                "shown": shown,  # in words
-                "value": arguments[key],  # as the tool takes it
-                "type": kind,
-                "options": options,
-            }
+    """A request's arguments in words: an id as what it names (``tools.naming``)."""
+    return [
+        {"label": each.label, "name": each.name, "shown": each.words}
+        for each in request_arguments_described(
+            business=action.business,
+            member=action.member,
+            arguments=action.arguments or {},
         )
-    return fields
+    ]
 
 
 @signed_in
@@ -242,19 +216,6 @@ def decide(request: HtmxHttpRequest, action_id: str, decision: str) -> HttpRespo
     return redirect("approvals:inbox")
 
 
-def _typed(schema: dict[str, Any], value: str) -> Any:
-    """A form field's text as the JSON type the tool's schema expects."""
-    kind = schema.get("type")
-    try:
-        if kind == "integer":
-            return int(value)
-        if kind == "number":
-            return float(value)
-    except ValueError:
-        return value  # the schema check says what is wrong
-    return value
-
-
 @signed_in
 @require_POST
 def correct(request: HtmxHttpRequest, action_id: str) -> HttpResponse:
@@ -264,13 +225,14 @@ def correct(request: HtmxHttpRequest, action_id: str) -> HttpResponse:
         action = pending_action_for_staff(action_id=action_id, user=user)
     except NotFound:
         raise Http404 from None
-    arguments = {
-        name: _typed(schema, request.POST[name].strip())
-        for name, schema in _argument_schemas(action.tool_name).items()
-        if request.POST.get(name, "").strip()
-    }
+    form = CorrectionForm(action, request.POST)
+    if not form.is_valid():  # nothing is changed; the page says why
+        messages.warning(request, form.problems())
+        return redirect("approvals:inbox")
     try:
-        pending_action_correct(action_id=action.pk, user=user, arguments=arguments)
+        pending_action_correct(
+            action_id=action.pk, user=user, arguments=form.arguments()
+        )
     except (Conflict, InvalidValue) as problem:
         messages.warning(request, str(problem))
     else:

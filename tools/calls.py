@@ -205,6 +205,8 @@ def tool_call_correct(
     """Supersede a waiting call by a new one with staff's (checked) arguments,
     proposed as it was in everything else (it expires when the original would
     have); None when the original no longer waits."""
+    from tools.dispatcher import request_named  # it claims calls with this module
+
     with transaction.atomic():
         if not tool_call_decide(
             call_id=call.pk, to=ToolCallLog.SUPERSEDED, actor=actor
@@ -238,6 +240,7 @@ def tool_call_correct(
                 **call.result,
                 "status": PENDING_APPROVAL,
                 "pending_action": str(new_id),
+                **request_named(call.business, call.member, arguments),
             },
             steps=[{"step": "corrected by staff", "difference": difference}],
         )

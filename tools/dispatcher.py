@@ -29,7 +29,7 @@ from collections.abc import Mapping
 from decimal import Decimal
 from typing import Any
 
-from django.utils import timezone
+from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
 from gymnasia.errors import InvalidValue, NotFound
@@ -37,6 +37,7 @@ from gymnasia.text import storable_text, text_storable
 from tools.calls import tool_call_claim, tool_call_start_approved
 from tools.canonical import action_key, canonical_arguments
 from tools.execution import (
+    MODEL_LANGUAGE,
     CallContext,
     Trace,
     checked_before_approval,
@@ -46,6 +47,7 @@ from tools.execution import (
 )
 from tools.integrations.errors import IntegrationError
 from tools.models import ToolCallLog
+from tools.naming import request_about, request_facts
 from tools.refused import Refused, refused_payload, schema_refused
 from tools.registry import Tool, published_registry
 from tools.selection import ToolPolicy
@@ -180,6 +182,7 @@ def dispatch_tool_call(call: ToolCall, context: CallContext) -> ToolResult:
             "pending_action": str(log.pk),
             "verification": NOT_APPLIED,
             "message": "Waiting for approval by the gym's staff; nothing has been done yet.",
+            **request_named(context.business, context.member, arguments),
         }
         return finish_call(
             context, log, trace, call, PENDING_APPROVAL, payload, tool=tool
@@ -187,6 +190,22 @@ def dispatch_tool_call(call: ToolCall, context: CallContext) -> ToolResult:
     return execute_and_verify(
         tool=tool, arguments=arguments, log=log, context=context, trace=trace, call=call
     )
+
+
+def request_named(
+    business: Any, member: Any, arguments: dict[str, Any]
+) -> dict[str, Any]:
+    """What a request is about, for the model (in its language) to name it to
+    the member: in words and as facts (``tools.naming``)."""
+    with translation.override(MODEL_LANGUAGE):
+        return {
+            "about": request_about(
+                business=business, member=member, arguments=arguments
+            ),
+            "facts": request_facts(
+                business=business, member=member, arguments=arguments
+            ),
+        }
 
 
 def parse_arguments(

@@ -1,17 +1,15 @@
 """How calls read for people: a call's steps in the verification log for owners and
 staff, in plain words that say what each check found, not the names the
 dispatcher records ("not a repeat", where the record says ``duplicate`` with no
-first call); a call's arguments in words, for staff; and what a correction changed
-in them, for members."""
+first call); a call's arguments in words, for staff. What a request is about, an
+id named by what it names, and what a correction changed are ``tools.naming``'s."""
 
 from __future__ import annotations
 
-import datetime
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from django.utils import formats
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
@@ -239,42 +237,6 @@ def call_steps_described(steps: Any, *, times: bool = False) -> list[str]:
                 words = f"{words} ({step['ms']} ms)"
             described.append(words)
     return described
-
-
-def _in_reading_order(key: str) -> tuple[int, str]:
-    """Arguments in the order people read them (a start before its end), as
-    ``ARGUMENT_LABELS`` lists them; any other after them, by name."""
-    order = list(ARGUMENT_LABELS)
-    return (order.index(key), key) if key in order else (len(order), key)
-
-
-def _value_in_words(key: str, value: Any) -> str:
-    """A value as a member reads it: a date as a date, a meal by its name."""
-    if isinstance(value, str) and len(value) == 10:
-        try:
-            return formats.date_format(
-                datetime.date.fromisoformat(value), "DATE_FORMAT"
-            )
-        except ValueError:
-            pass
-    return str(argument_value_described(key, value))
-
-
-def arguments_changed(difference: Mapping[str, Any]) -> str:
-    """What a correction changed, as ``{argument: [before, after]}`` reads for a
-    member, in reading order: "start: 1 August 2027 → 3 August 2027"; an id,
-    which means nothing to them, only as changed."""
-    changes = []
-    for key in sorted(difference, key=_in_reading_order):
-        before, after = difference[key]
-        what = argument_label(key)
-        if key.endswith("_id"):
-            changes.append(_("a different %(what)s") % {"what": what})
-        else:
-            changes.append(
-                f"{what}: {_value_in_words(key, before)} → {_value_in_words(key, after)}"
-            )
-    return "; ".join(changes)
 
 
 @dataclass(frozen=True)

@@ -223,6 +223,24 @@ PUBLISHED: list[ToolDeclaration] = [
         amount_argument="amount",
     ),
     ToolDeclaration(
+        name="list_my_requests",
+        description=(
+            "List the member's requests that wait for the gym's staff or that staff "
+            "decided in the last 7 days, newest first: each with its request_id, "
+            "tool, title, what it is about in words (about) and as facts (an id as "
+            "what it names: the session's class and local start, the diary "
+            "entry's food and grams; the freeze's dates), "
+            "its state (waiting_for_staff, approved, done, failed, "
+            "outcome_unknown, rejected, expired), when it was made and decided, "
+            "and the staff's reason. Use it when the member asks how a request "
+            "stands or whether it was approved."
+        ),
+        parameters=_object({}),
+        effect="read",
+        needs_member=True,
+        integration=None,
+    ),
+    ToolDeclaration(
         name="handoff_to_staff",
         description=(
             "Hand the conversation to the gym's staff, who will answer here. Use it "

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime
 
-from django.db.models import Count, Exists, OuterRef, Q, QuerySet
+from django.db.models import Count, Exists, F, OuterRef, Q, QuerySet
 from django.utils import timezone
 
 from gymnasia.classes.models import Booking, ClassSession
@@ -67,4 +67,26 @@ def bookings_upcoming(*, business: Business, member: Member) -> QuerySet[Booking
         )
         .select_related("session__class_type")
         .order_by("session__starts_at")
+    )
+
+
+def class_sessions_with_places(
+    *, business: Business, class_type_id: int, including: int | None = None
+) -> QuerySet[ClassSession]:
+    """The sessions of a class type at a gym that have not started and still have
+    a free place, soonest first; ``including`` a session that is listed whatever
+    its places (the one a request named, which a correction may keep)."""
+    has_room = Q(
+        is_cancelled=False, starts_at__gt=timezone.now(), booked__lt=F("capacity")
+    )
+    return (
+        ClassSession.objects.filter(business=business, class_type_id=class_type_id)
+        .annotate(
+            booked=Count(
+                "bookings", filter=Q(bookings__status=Booking.Status.CONFIRMED)
+            )
+        )
+        .filter(has_room | Q(pk=including or 0))
+        .select_related("class_type")
+        .order_by("starts_at", "pk")
     )

@@ -88,22 +88,41 @@ def test_how_her_request_stands_is_answered_never_a_new_request(client, agent, a
 
     reply = reply_to(send(client, started, asked))
 
+    assert reply == (
+        "Tus solicitudes:\n"
+        f"- Congelación del {year}-03-01 al {year}-03-10: esperando al equipo"
+    )
+    assert _requests().count() == 1
+    assert ToolCallLog.objects.filter(tool_name="freeze_membership").count() == 1
+    assert ToolCallLog.objects.filter(tool_name="list_my_requests").count() == 1
+
+
+def test_how_her_request_stands_reads_her_membership_without_list_my_requests(
+    client, agent
+):
+    """An agent whose owner switched ``list_my_requests`` off still answers from
+    the membership, which lists the freezes waiting for staff."""
+    agent.tool_settings.filter(tool_name="list_my_requests").update(enabled=False)
+    started = member_conversation(client, agent)
+    year = business_today(business=agent.business).year + 1
+    send(client, started, f"Congela mi cuota del {year}-03-01 al {year}-03-10")
+
+    reply = reply_to(send(client, started, "¿Cómo va mi solicitud?"))
+
     assert reply.endswith(
         " Congelaciones que esperan la aprobación del equipo: "
         f"del {year}-03-01 al {year}-03-10."
     )
-    assert _requests().count() == 1
-    assert ToolCallLog.objects.filter(tool_name="freeze_membership").count() == 1
 
 
-def test_how_her_request_stands_with_none_waiting_says_so(client, agent):
+def test_how_her_request_stands_with_none_says_so(client, agent):
     started = member_conversation(client, agent)
 
     reply = reply_to(send(client, started, "¿Cómo va mi solicitud?"))
 
-    assert reply.startswith("Tu cuota «Cuota mensual» está activa")
-    assert reply.endswith(
-        " No tienes ninguna congelación esperando la aprobación del equipo."
+    assert reply == (
+        "No tienes ninguna solicitud esperando al equipo ni decidida en los "
+        "últimos 7 días."
     )
     assert not _requests().exists()
 
@@ -126,7 +145,7 @@ def test_leaving_the_gym_is_said_to_be_out_of_reach_never_her_membership_state(
 
 
 @pytest.mark.parametrize("asked", ["Has it been approved?", "¿Ya lo han aprobado?"])
-def test_whether_it_was_approved_reads_her_membership(client, agent, asked):
+def test_whether_it_was_approved_reads_her_requests(client, agent, asked):
     """ "Has it been approved?" after a freeze request got the list of what the
     assistant can do."""
     started = member_conversation(client, agent)
@@ -136,8 +155,7 @@ def test_whether_it_was_approved_reads_her_membership(client, agent, asked):
     reply = reply_to(send(client, started, asked))
 
     assert reply.endswith(
-        " Congelaciones que esperan la aprobación del equipo: "
-        f"del {year}-03-01 al {year}-03-10."
+        f"- Congelación del {year}-03-01 al {year}-03-10: esperando al equipo"
     )
     assert _requests().count() == 1
 

@@ -260,7 +260,8 @@ def test_what_it_can_help_with_is_what_this_conversation_offers(client, agent):
 
     assert member == (
         "¡Hola! Puedo ayudarte con los nutrientes de los alimentos del gimnasio, tu diario "
-        "de comidas, las clases, tus reservas y tu cuota. También puedo pasarte con "
+        "de comidas, las clases, tus reservas, tu cuota y tus solicitudes al equipo. "
+        "También puedo pasarte con "
         "una persona del equipo. ¿Qué necesitas?"
     )
     assert visitor == (

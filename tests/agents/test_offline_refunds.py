@@ -133,9 +133,9 @@ def test_payments_asked_for_without_stripe_connected_are_out_of_reach(
     assert not ToolCallLog.objects.exists()
 
 
-def test_how_a_refund_request_stands_is_never_said_to_be_none(client, agent, payments):
-    """A refund waiting for staff is in no read tool's result; «¿Cómo va mi
-    solicitud?» said she had no request waiting."""
+def test_how_a_refund_request_stands_names_the_payment(client, agent, payments):
+    """«¿Cómo va mi solicitud?» once said she had no request waiting (a refund
+    was in no read tool's result); ``list_my_requests`` names it."""
     started = member_conversation(client, agent)
     send(client, started, "Devuélveme el pago de la toalla")
     assert _requests().get().tool_name == "refund_payment"
@@ -144,8 +144,7 @@ def test_how_a_refund_request_stands_is_never_said_to_be_none(client, agent, pay
 
     assert "No tienes ninguna solicitud" not in reply
     assert reply.endswith(
-        " Los reembolsos que esperan al equipo no los veo desde aquí: su respuesta "
-        "te llegará en esta conversación."
+        "- Reembolso de 12,5 EUR del pago «Toalla»: esperando al equipo"
     )
 
 

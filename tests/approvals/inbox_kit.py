@@ -20,3 +20,15 @@ def unknown_food_write(world) -> Handoff:
             },
         )
     return Handoff.objects.get()
+
+
+MONTHS = (
+    "enero febrero marzo abril mayo junio julio agosto septiembre octubre "
+    "noviembre diciembre"
+).split()
+
+
+def spanish_date(day: str) -> str:
+    """An ISO date as a Spanish reader reads it: "20 de agosto de 2027"."""
+    year, month, number = (int(part) for part in day.split("-"))
+    return f"{number} de {MONTHS[month - 1]} de {year}"

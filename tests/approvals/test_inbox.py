@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from django.test import Client
 
 from approvals.selectors import request_state
-from tests.approvals.inbox_kit import unknown_food_write
+from tests.approvals.inbox_kit import spanish_date, unknown_food_write
 from tests.approvals.test_pending_actions import request_freeze
 from tests.factories import BusinessFactory, StaffRoleFactory
 from tests.tools.world import build_world
@@ -33,13 +35,15 @@ def test_a_requests_arguments_are_named_in_words(staff_client, world, settings):
     request_freeze(world)
     page = staff_client.get("/inbox/", headers={"Accept-Language": "es"}).content
     page = page.decode()
-    assert f'<span title="start">Inicio</span>: {world.day(10)}' in page
+    start = spanish_date(world.day(10))
+    assert f'<span title="start">Inicio</span>: {start}' in page
     assert '<span title="end">Fin</span>:' in page
     assert "<code>start</code>" not in page
     # The correction form too, with a date picker for a date.
-    assert (
-        f'<label>Inicio <input type="date" name="start" value="{world.day(10)}">'
-        in page
+    assert re.search(
+        r'<label for="id_[-\w]+_start">Inicio</label> <input type="date" '
+        f'name="start" value="{world.day(10)}"',
+        page,
     )
 
 

@@ -12,7 +12,7 @@ import pytest
 import time_machine
 from asgiref.sync import async_to_sync
 from django.core.management import call_command
-from django.utils import formats, timezone, translation
+from django.utils import timezone
 
 from agents.models import Agent, Conversation
 from agents.turn import turn_run
@@ -24,6 +24,7 @@ from approvals.services import (
     pending_actions_expire,
 )
 from gymnasia.memberships.models import MembershipFreeze
+from tests.approvals.inbox_kit import spanish_date
 from tests.factories import StaffRoleFactory
 from tools.integrations.faults import Fault, inject_fault
 from tools.models import Handoff, ToolCallLog
@@ -165,15 +166,11 @@ def test_a_correction_is_told_with_what_staff_changed(asked):
     )
     [message] = later()
     assert message["role"] == "notice"
-    with translation.override("es"):
-        before, after = (
-            formats.date_format(datetime.date.fromisoformat(day), "DATE_FORMAT")
-            for day in (action.arguments["end"], new_end)
-        )
+    start, end = (spanish_date(action.arguments[key]) for key in ("start", "end"))
     assert message["text"] == (
-        "El equipo del gimnasio ha corregido tu solicitud (Congelar la cuota): "
-        f"fin: {before} → {after}. Decidirá sobre la corregida; "
-        "todavía no se ha hecho nada."
+        "El equipo del gimnasio ha corregido tu solicitud (Congelar la cuota: "
+        f"inicio: {start}; fin: {end}): fin: {end} → {spanish_date(new_end)}. Decidirá "
+        "sobre la corregida; todavía no se ha hecho nada."
     )
 
 

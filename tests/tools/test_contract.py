@@ -166,6 +166,36 @@ def _handoff_to_staff(result):
     assert result["handoff_id"] == "<id>"
 
 
+def _a_class_asked_of_staff(world: World) -> dict[str, Any]:
+    """The member asks for a class behind approval; ``list_my_requests`` takes
+    no arguments."""
+    session = world.ids["session_id:spinning"]
+    world.call(
+        "book_class",
+        {"session_id": session},
+        call_id="asked",
+        offered={"book_class": "gated"},
+    )
+    return {}
+
+
+@fixture("list_my_requests", _a_class_asked_of_staff)
+def _list_my_requests(result):
+    [request] = result["requests"]
+    assert result["count"] == 1
+    assert request["request_id"] == "<id>"
+    assert (request["tool"], request["title"]) == ("book_class", "Book a class")
+    assert request["about"].startswith("class: Spinning, ")
+    assert request["about"].endswith(" (Marta)")
+    assert request["facts"]["session"]["class"] == "Spinning"
+    assert request["facts"]["session"]["starts_at"][11:16] == "18:00"
+    assert (request["state"], request["decided_at"], request["reason"]) == (
+        "waiting_for_staff",
+        None,
+        "",
+    )
+
+
 def test_contract_every_published_tool_has_a_fixture_call():
     assert sorted(FIXTURES) == sorted(published_registry().names())
 

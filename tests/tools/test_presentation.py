@@ -11,7 +11,6 @@ from django.utils import translation
 from tests.factories import StaffRoleFactory
 from tools.models import Handoff, ToolCallLog
 from tools.presentation import (
-    arguments_changed,
     call_step_described,
     call_steps_described,
     handoff_described,
@@ -82,28 +81,6 @@ def test_times_where_recorded_and_rows_that_are_not_steps_left_out():
         ]
         assert call_steps_described(steps) == ["offered", "settled by staff"]
         assert call_steps_described(None) == []
-
-
-def test_what_a_correction_changed_reads_for_the_member():
-    """In words and in reading order: the start before the end, dates as dates,
-    a meal by its name, an id only as changed."""
-    difference = {
-        "end": ["2027-01-20", "2027-01-10"],
-        "session_id": [5, 7],
-        "start": ["2027-01-01", "2027-01-02"],
-        "meal": ["breakfast", "dinner"],
-    }
-    with translation.override("en"):
-        assert arguments_changed(difference) == (
-            "start: Jan. 1, 2027 → Jan. 2, 2027; end: Jan. 20, 2027 → Jan. 10, 2027; "
-            "meal: Breakfast → Dinner; a different class"
-        )
-    with translation.override("es"):
-        assert arguments_changed(difference) == (
-            "inicio: 1 de enero de 2027 → 2 de enero de 2027; "
-            "fin: 20 de enero de 2027 → 10 de enero de 2027; "
-            "comida: Desayuno → Cena; cambio de clase"
-        )
 
 
 @pytest.mark.django_db

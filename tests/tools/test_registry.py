@@ -28,6 +28,7 @@ DESIGN_TOOLS = {
     "freeze_membership": ("write", "memberships", True),
     "list_payments": ("read", "stripe", True),
     "refund_payment": ("write", "stripe", True),
+    "list_my_requests": ("read", None, True),
     "handoff_to_staff": ("write", None, False),
 }
 

@@ -27,6 +27,7 @@ TOOLS = {
     "get_meal_diary": ("nutrition", True),
     "refund_payment": ("stripe", True),
     "handoff_to_staff": (None, False),
+    "list_my_requests": (None, True),
 }
 
 

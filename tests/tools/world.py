@@ -27,7 +27,15 @@ from tools.services import integration_credentials_set
 from tools.types import Mode, ToolCall, ToolResult
 
 ID_KEYS = {"food_id", "entry_id", "session_id", "booking_id", "freeze_id", "payment_id"}
-OPAQUE_KEYS = {"handoff_id", "handoff", "pending_action", "refund_id"}
+OPAQUE_KEYS = {
+    "handoff_id",
+    "handoff",
+    "pending_action",
+    "refund_id",
+    "request_id",
+}
+#: Moments of a result (when a request was made): the two gyms' differ.
+TIME_KEYS = {"created_at", "decided_at"}
 
 
 @dataclass
@@ -108,6 +116,8 @@ class World:
             return names.get((key, value), "<new>")
         if key in OPAQUE_KEYS:
             return "<id>"
+        if key in TIME_KEYS and value is not None:
+            return "<time>"
         return value
 
 

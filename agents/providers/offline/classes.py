@@ -468,6 +468,15 @@ class ClassIntents(Intents):
                 f"Booking confirmed: {booking['class']} on "
                 f"{when_of(booking)} in {booking['room']}.",
             ), []
+        session = (result.get("facts") or {}).get("session")
+        if result.get("status") == "pending_approval" and session:
+            # Named, as she will read it in the staff's answer.
+            return self._t(
+                f"La reserva de {session['class']} el {when_of(session)} queda "
+                "pendiente de que el equipo la apruebe.",
+                f"The booking of {session['class']} on {when_of(session)} is "
+                "waiting for the staff's approval.",
+            ), []
         undone = undone_since("book_class", result, earlier)
         return self._failure(result, undone=undone), []
 

@@ -32,6 +32,7 @@ from agents.providers.offline.food_log import FoodLogIntents, logged_once, reque
 from agents.providers.offline.freezes import FREEZE_WORDS, FreezeIntents
 from agents.providers.offline.hours import time_named
 from agents.providers.offline.nutrients import NutrientIntents
+from agents.providers.offline.requests import RequestIntents
 from agents.providers.offline.words import (
     GRAMS,
     asks_nutrients,
@@ -70,6 +71,7 @@ TOPICS = (
     ),
     ({"get_membership", "freeze_membership"}, "tu cuota", "your membership"),
     ({"list_payments", "refund_payment"}, "tus pagos", "your payments"),
+    ({"list_my_requests"}, "tus solicitudes al equipo", "your requests to the staff"),
 )
 
 
@@ -96,6 +98,7 @@ GREETING = re.compile(
 
 
 class OfflineProvider(
+    RequestIntents,
     AccountIntents,
     FreezeIntents,
     BookingIntents,
@@ -151,6 +154,7 @@ class OfflineProvider(
         )
         for intent in (
             partial(self._undo, just=heard.just),
+            self._requests,
             partial(
                 self._freeze,
                 previous=previous,
