@@ -11,8 +11,8 @@ from django.utils.translation import gettext
 
 from gymnasia.classes.models import Booking, ClassSession
 from gymnasia.nutrition.models import Food, MealEntry
-from tools.models import ToolCallLog
-from tools.presentation import arguments_described
+from tools.models import Handoff, ToolCallLog
+from tools.presentation import arguments_described, tool_title
 
 #: What a correction records as the decision's reason of the request it
 #: superseded: a code, not words for staff.
@@ -25,6 +25,18 @@ def decision_reason_described(*, status: str, reason: str) -> str:
     if status == "superseded" and reason == CORRECTED:
         return gettext("corrected into a new request")
     return reason
+
+
+def member_named(member: object | None) -> str:
+    """A request's or case's member as staff read it: a deleted or never known
+    member is an anonymous visitor."""
+    return str(member) if member else gettext("anonymous visitor")
+
+
+def case_named(handoff: Handoff) -> str:
+    """What a case's controls name it by: its tool, or what the member asked."""
+    tool = str(handoff.tried.get("tool") or "")
+    return tool_title(tool) if tool else handoff.get_cause_display()
 
 
 def _session_described(session: ClassSession) -> str:
