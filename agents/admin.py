@@ -118,6 +118,7 @@ class ToolSettingInline(admin.TabularInline):
 
     model = AgentToolSetting
     form = ToolSettingForm
+    template = "admin/agents/agent/tool_settings.html"  # each control names its tool
     can_delete = False
     verbose_name = _("tool")
     verbose_name_plural = _("tools")

@@ -11,6 +11,7 @@ from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods
 
+from approvals.look import admin_look
 from approvals.views import HtmxHttpRequest, _staff, signed_in
 from gymnasia.gyms.admin import NOTIFICATION_FIELDS
 from gymnasia.gyms.models import StaffRole
@@ -50,6 +51,7 @@ def preferences(request: HtmxHttpRequest) -> HttpResponse:
         request,
         "approvals/preferences.html",
         {
+            **admin_look(request),
             "forms": [(role, forms_by_role[role.pk]) for role in roles],
             "email": user.email,
         },

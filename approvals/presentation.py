@@ -6,8 +6,9 @@ from __future__ import annotations
 
 from django.utils.translation import gettext
 
-from tools.models import ToolCallLog
+from tools.models import Handoff, ToolCallLog
 from tools.naming import request_arguments_described
+from tools.presentation import tool_title
 
 #: What a correction records as the decision's reason of the request it
 #: superseded: a code, not words for staff.
@@ -20,6 +21,18 @@ def decision_reason_described(*, status: str, reason: str) -> str:
     if status == "superseded" and reason == CORRECTED:
         return gettext("corrected into a new request")
     return reason
+
+
+def member_named(member: object | None) -> str:
+    """A request's or case's member as staff read it: a deleted or never known
+    member is an anonymous visitor."""
+    return str(member) if member else gettext("anonymous visitor")
+
+
+def case_named(handoff: Handoff) -> str:
+    """What a case's controls name it by: its tool, or what the member asked."""
+    tool = str(handoff.tried.get("tool") or "")
+    return tool_title(tool) if tool else handoff.get_cause_display()
 
 
 def request_described(call: ToolCallLog) -> list[tuple[str, str]]:

@@ -28,8 +28,9 @@ from django_htmx.middleware import HtmxDetails
 from agents.conversations import conversation_excerpts
 from agents.models import Message
 from approvals.forms import CorrectionForm
+from approvals.look import admin_look
 from approvals.models import Decision
-from approvals.presentation import decision_reason_described
+from approvals.presentation import case_named, decision_reason_described, member_named
 from approvals.selectors import (
     State,
     handoffs_for_staff,
@@ -116,9 +117,13 @@ def _rows(calls: list[ToolCallLog]) -> list[dict[str, Any]]:
         state = request_state(call.status)
         decision: Decision | None = getattr(call, "decision", None)
         ran = state in (State.SUCCEEDED, State.FAILED, State.UNKNOWN)
+        member = member_named(call.member)
         rows.append(
             {
                 "action": call,
+                "member": member,
+                # What each of its controls names ("Approve: <name>").
+                "name": f"{tool_title(call.tool_name)} — {member}",
                 "state": state,
                 "status": State(state).label,
                 "decided_by": decision.decided_by if decision else None,
@@ -180,8 +185,9 @@ def inbox(request: HtmxHttpRequest) -> HttpResponse:
         "reason_max": REASON_MAX,
         "waiting": pending_actions_count(user=user),
     }
-    template = "approvals/_actions.html" if request.htmx else "approvals/inbox.html"
-    return render(request, template, context)
+    if request.htmx:
+        return render(request, "approvals/_actions.html", context)
+    return render(request, "approvals/inbox.html", {**admin_look(request), **context})
 
 
 @signed_in
@@ -193,6 +199,7 @@ def decide(request: HtmxHttpRequest, action_id: str, decision: str) -> HttpRespo
         raise Http404
     reason = request.POST.get("reason", "").strip()
     service = pending_action_approve if decision == "approve" else pending_action_reject
+    lost: Conflict | None = None
     try:
         service(action_id=action_id, user=user, reason=reason)
     except NotFound:
@@ -203,17 +210,31 @@ def decide(request: HtmxHttpRequest, action_id: str, decision: str) -> HttpRespo
         if request.htmx:
             return HttpResponseClientRedirect(reverse("approvals:inbox"))
         return redirect("approvals:inbox")
-    except Conflict as conflict:  # decided by someone else: the row says how
-        messages.warning(request, str(conflict))
+    except Conflict as conflict:  # decided by someone else: the row says so
+        lost = conflict
     if request.htmx:
         action = ToolCallLog.objects.select_related(
             "member", "business", "decision__decided_by"
         ).get(pk=action_id)
         [row] = _rows([action])
-        return render(
-            request, "approvals/_action.html", {"row": row, "reason_max": REASON_MAX}
-        )
+        context = {"row": row, "reason_max": REASON_MAX}
+        if lost:
+            context["lost"] = _race_lost(row, lost)
+        return render(request, "approvals/_action.html", context)
+    if lost:
+        messages.warning(request, str(lost))
     return redirect("approvals:inbox")
+
+
+def _race_lost(row: dict[str, Any], conflict: Conflict) -> str:
+    """What a request's row says, at once, when the decision just made lost a
+    race: who decided first (the row's status says what), and that this one was
+    not applied; a request whose time ran out says that instead."""
+    if row["decided_by"]:
+        return _("%(who)s decided first; your decision was not applied.") % {
+            "who": row["decided_by"]
+        }
+    return _("%(why)s Your decision was not applied.") % {"why": conflict}
 
 
 @signed_in
@@ -278,6 +299,8 @@ def handoffs(request: HtmxHttpRequest) -> HttpResponse:
         "rows": [
             {
                 "handoff": h,
+                "member": member_named(h.member),
+                "name": f"{case_named(h)} — {member_named(h.member)}",
                 "described": handoff_described(h),
                 "excerpt": excerpts[_turn_of(h)],
                 "step": _turn_of(h)[1],
@@ -294,8 +317,11 @@ def handoffs(request: HtmxHttpRequest) -> HttpResponse:
         "refresh_seconds": INBOX_REFRESH_SECONDS,
         "note_max": NOTE_MAX,
     }
-    template = "approvals/_handoffs.html" if request.htmx else "approvals/handoffs.html"
-    return render(request, template, context)
+    if request.htmx:
+        return render(request, "approvals/_handoffs.html", context)
+    return render(
+        request, "approvals/handoffs.html", {**admin_look(request), **context}
+    )
 
 
 def _turn_of(handoff: Handoff) -> tuple[str, str]:

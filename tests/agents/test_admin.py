@@ -83,6 +83,30 @@ def test_the_inline_lists_every_tool_even_unconfigured_ones(demo):
     assert names == set(published_registry().names())
 
 
+def test_each_tool_settings_control_is_labelled_with_its_tool(demo, settings):
+    """Every control of a tool's row has a label naming the column and the tool,
+    configured or not, so a screen reader says which tool it sets."""
+    settings.LANGUAGE_CODE = "es"
+    AgentToolSetting.objects.filter(tool_name="cancel_booking").delete()
+    _, page = agent_page(demo)
+    data = form_data(page, "agent_form")
+    labels = dict(
+        re.findall(
+            r'<label class="visually-hidden" for="id_([^"]+)">([^<]*)</label>', page
+        )
+    )
+    freeze = inline_prefix_for(data, "tool_name", "freeze_membership")
+    cancel = inline_prefix_for(data, "tool_name", "cancel_booking")
+
+    assert labels[f"{freeze}-mode"] == "Modo: Congelar la cuota"
+    assert labels[f"{freeze}-enabled"] == "Activada: Congelar la cuota"
+    assert labels[f"{cancel}-mode"] == "Modo: Cancelar una reserva de clase"
+    for prefix in (freeze, cancel):  # cancel_booking has no row saved
+        title = labels[f"{prefix}-mode"].split(": ")[1]
+        for name in ("tool_name", "enabled", "auto_limit", "max_amount"):
+            assert labels[f"{prefix}-{name}"].endswith(f": {title}")
+
+
 def post_changes(client, url, form_id, changes):
     data = form_data(client.get(url).content.decode(), form_id)
     data.update(changes)

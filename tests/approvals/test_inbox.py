@@ -233,8 +233,8 @@ def test_a_case_of_a_member_without_a_name_names_the_member(staff_client, world)
     # then the member is named by their id, and the visitor is anonymous
     assert response.status_code == 200
     visitor, member = response.content.decode().split('id="handoff-')[1:]
-    assert "<td>anonymous visitor</td>" in visitor
-    assert f"<td>{world.member.external_id}</td>" in member
+    assert '<td data-label="Member">anonymous visitor</td>' in visitor
+    assert f'<td data-label="Member">{world.member.external_id}</td>' in member
     assert "anonymous visitor" not in member
 
 
@@ -284,4 +284,4 @@ def test_the_inbox_lists_a_request_whose_member_was_deleted(staff_client, world)
 
     assert response.status_code == 200
     row = response.content.decode().split(f'id="action-{action.pk}"', 1)[1]
-    assert "<td>anonymous visitor</td>" in row.split("</tr>", 1)[0]
+    assert '<td data-label="Member">anonymous visitor</td>' in row.split("</tr>", 1)[0]

@@ -125,7 +125,9 @@ def test_a_rows_approve_decides_that_row_only(embedded_app, browser):  # noqa: F
     expect(emma).to_have_count(1)
 
     lucia.locator("input[name=ids]").check()
-    emma.get_by_role("button", name="Aprobar", exact=True).click()
+    emma.get_by_role(
+        "button", name="Aprobar: Congelar la cuota — Emma Clarke", exact=True
+    ).click()
 
     expect(
         page.locator("tr[data-status=approved]", has_text="Emma Clarke")

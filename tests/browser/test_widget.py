@@ -54,7 +54,7 @@ def test_widget_answers_from_the_catalog_and_keeps_the_history_across_a_reload(
     page.goto(site(base))
     frame = open_widget(page)
     expect(frame.locator("#offline-note")).to_be_visible()
-    expect(frame.locator("#log")).to_have_attribute("aria-live", "polite")
+    expect(frame.locator("#log-region")).to_have_attribute("aria-live", "polite")
 
     reply = ask(frame, "¿Cuántos carbohidratos tiene el arroz?")
 

@@ -57,6 +57,74 @@ def test_widget_on_a_phone_by_keyboard(app, browser):
     context.close()
 
 
+#: A link of the gym's page after the widget's iframe: where Tab goes from the
+#: panel's last control when nothing keeps the focus inside.
+BEHIND = """() => document.body.insertAdjacentHTML(
+  "beforeend", '<a href="#behind" id="behind">Behind</a>')"""
+
+
+def focus_in_the_panel(page, frame) -> bool:
+    """Whether the gym's page has the focus in the widget's iframe and, there, on
+    a control of the open panel."""
+    in_frame = page.evaluate(
+        "() => document.activeElement.matches('iframe[data-gymnasia-widget]')"
+    )
+    return in_frame and frame.locator("body").evaluate(
+        "() => document.getElementById('panel').contains(document.activeElement)"
+    )
+
+
+def test_widget_on_a_phone_keeps_the_focus_inside_while_open(app, browser):
+    """Full-screen on a phone, the open panel is a modal dialog: Tab and Shift+Tab
+    go round its own controls, never to the gym's page behind it nor to the
+    hidden launcher; closing it gives the focus back to the launcher."""
+    from playwright.sync_api import expect
+
+    base, _, _ = app
+    context = browser.new_context(
+        locale="es-ES", viewport={"width": 390, "height": 760}, is_mobile=True
+    )
+    page = context.new_page()
+    page.goto(site(base))
+    page.evaluate(BEHIND)
+    frame = widget(page)
+    frame.locator("#launcher").focus()
+    page.keyboard.press("Enter")
+    expect(frame.locator("#panel")).to_have_attribute("aria-modal", "true")
+    expect(frame.locator("#launcher")).to_be_hidden()
+
+    for key in ["Tab"] * 6 + ["Shift+Tab"] * 6:
+        page.keyboard.press(key)
+        assert focus_in_the_panel(page, frame), key
+
+    page.keyboard.press("Escape")
+    expect(frame.locator("#panel")).to_be_hidden()
+    assert frame.locator("body").evaluate("() => document.activeElement.id") == (
+        "launcher"
+    )
+    context.close()
+
+
+def test_widget_beside_the_page_is_not_modal(app, browser):
+    """On a wide screen the open panel sits beside the gym's page, which stays
+    usable: the dialog is not modal, and Tab may leave it for the page."""
+    from playwright.sync_api import expect
+
+    base, _, _ = app
+    page = browser.new_page(locale="es-ES", viewport={"width": 1280, "height": 800})
+    page.goto(site(base))
+    page.evaluate(BEHIND)
+    frame = open_widget(page)
+    expect(frame.locator("#panel")).to_be_visible()
+    assert frame.locator("#panel").get_attribute("aria-modal") is None
+    frame.locator("#send").focus()
+
+    page.keyboard.press("Tab")
+
+    assert page.evaluate("() => document.activeElement.id") == "behind"
+    page.close()
+
+
 def test_widget_closed_leaves_the_gyms_page_clickable_around_the_launcher(app, browser):
     """While the chat is closed, only the round launcher takes clicks: a button of
     the gym's page in the same corner can be clicked right next to it."""
@@ -141,7 +209,7 @@ def test_widget_does_not_announce_the_history_again_after_a_reload(app, browser)
 
     frame = widget(page)
     expect(frame.locator("#log > li")).to_have_count(2)
-    expect(frame.locator("#log")).to_have_attribute("aria-live", "polite")
+    expect(frame.locator("#log-region")).to_have_attribute("aria-live", "polite")
     body = frame.locator("body")
     assert body.evaluate("() => window.announced") == []
     assert len(body.evaluate("() => window.restoredQuietly")) == 2

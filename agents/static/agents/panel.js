@@ -13,7 +13,7 @@
   var S = config.strings[language];
   var $ = function (id) { return document.getElementById(id); };
   var launcher = $("launcher"), panel = $("panel"), closeButton = $("close");
-  var log = $("log"), live = $("live"), typing = $("typing"), typingText = $("typing-text");
+  var log = $("log"), logRegion = $("log-region"), live = $("live"), typing = $("typing"), typingText = $("typing-text");
   var alertBox = $("alert"), form = $("composer"), input = $("text"), sendButton = $("send");
   var unreadBadge = $("unread"), conversationBox = $("conversation");
 
@@ -26,6 +26,7 @@
   var busy = false;          // a turn is streaming (polling waits)
   var loading = null;        // the history kept from before a reload, being read
   var isOpen = false;
+  var fullScreen = false;    // the gym's page shows the open panel over all of it
   var unread = 0;
   var initialized = false;
   var refused = false;       // the identity token was refused: nothing is sent
@@ -70,6 +71,9 @@
       }
     } else if (data.type === "gymnasia:open" && parentOrigin) {
       setOpen(data.open !== false, true);
+    } else if (data.type === "gymnasia:fullscreen" && parentOrigin) {
+      fullScreen = Boolean(data.full);
+      showModal();
     }
   });
   window.parent.postMessage({ type: "gymnasia:ready" }, "*");
@@ -126,7 +130,7 @@
     $("greeting").textContent = S.greeting;
     $("earlier").textContent = S.earlier;
     closeButton.setAttribute("aria-label", S.close);
-    log.setAttribute("aria-label", S.conversation);
+    logRegion.setAttribute("aria-label", S.conversation);
     $("text-label").textContent = S.placeholder;
     input.placeholder = S.placeholder;
     sendButton.textContent = S.send;
@@ -158,7 +162,38 @@
   closeButton.addEventListener("click", function () { setOpen(false, true); });
   document.addEventListener("keydown", function (event) {
     if (event.key === "Escape" && isOpen) setOpen(false, true);
+    if (event.key === "Tab" && isOpen && fullScreen) keepFocusInside(event);
   });
+
+  // Over the whole screen (a phone), the open panel is modal: the gym's page
+  // behind it cannot be seen, so neither assistive technology nor the Tab key
+  // may reach it; Escape or the close button leave. Beside the page (a wider
+  // screen), it is a dialog the member may tab out of, to the page.
+  function showModal() {
+    if (fullScreen) panel.setAttribute("aria-modal", "true");
+    else panel.removeAttribute("aria-modal");
+  }
+
+  // Tab from the panel's last control goes to its first, Shift+Tab from the
+  // first to the last (out of the iframe, the browser would go on to the page).
+  function keepFocusInside(event) {
+    var controls = Array.prototype.filter.call(
+      panel.querySelectorAll("button, textarea, a[href], input, select, [tabindex]"),
+      function (control) {
+        return !control.disabled && control.tabIndex >= 0 && control.getClientRects().length > 0;
+      }
+    );
+    if (!controls.length) return;
+    var first = controls[0], last = controls[controls.length - 1];
+    var at = document.activeElement;
+    if (event.shiftKey && (at === first || !panel.contains(at))) {
+      event.preventDefault();
+      last.focus();
+    } else if (!event.shiftKey && (at === last || !panel.contains(at))) {
+      event.preventDefault();
+      first.focus();
+    }
+  }
 
   function showUnread() {
     if (unreadBadge.hidden !== (unread === 0)) {
@@ -440,16 +475,19 @@
   }
 
   // The history kept from before a reload is shown again, not read out again: the
-  // log is a live region, whose additions a screen reader announces, so the
-  // messages go into a new log that takes its place whole (a live region's first
-  // content is not announced). Messages added later are announced as usual.
+  // log's region is live, whose additions a screen reader announces, so the
+  // messages go into a new region and log that take its place whole (a live
+  // region's first content is not announced). Messages added later are announced
+  // as usual.
   function restoreHistory(messages) {
     if (!messages.length) return;
-    var replaced = log;
-    log = replaced.cloneNode(false);
-    while (replaced.firstChild) log.appendChild(replaced.firstChild);
+    var replaced = logRegion, replacedLog = log;
+    logRegion = replaced.cloneNode(false);
+    log = replacedLog.cloneNode(false);
+    while (replacedLog.firstChild) log.appendChild(replacedLog.firstChild);
     mergeHistory(messages);
-    replaced.parentNode.replaceChild(log, replaced);
+    logRegion.appendChild(log);
+    replaced.parentNode.replaceChild(logRegion, replaced);
     scrollDown();
   }
 

@@ -81,6 +81,8 @@
     // The launcher's circle is centred 28px from the box's left and bottom edges.
     style.borderRadius = open ? "" : badge ? "28px 0 32px 28px / 32px 0 28px 28px" : "50%";
     style.filter = open ? "" : "drop-shadow(0 4px 14px rgba(0, 0, 0, .25))";
+    // Over the whole page, the panel is modal (it keeps the focus inside).
+    post({ type: "gymnasia:fullscreen", full: open && phone });
   }
 
   window.addEventListener("message", function (event) {

@@ -36,28 +36,37 @@
     }
   });
 
-  // Desktop notifications, once staff allow them: after each refresh, one for
-  // each request listed as waiting that was not listed before (those of the
-  // first load are remembered, not announced). The request's id is the
-  // notification's tag, so the inbox open in two tabs shows it once.
+  // After each refresh, each request listed as waiting that was not listed
+  // before (those of the first load are remembered, not announced) is told once:
+  // to a screen reader, by the page's polite status line (#inbox-news, which
+  // stays while the list around it is replaced whole); and, once staff allow
+  // them, by a desktop notification, tagged with the request's id so the inbox
+  // open in two tabs shows it once.
   var seen = null;
 
   function notifyNewRequests() {
     var rows = document.querySelectorAll("#actions tr[data-status=pending][data-request]");
     var first = seen === null;
     var allowed = "Notification" in window && Notification.permission === "granted";
+    var arrived = [];
     seen = seen || {};
     Array.prototype.forEach.call(rows, function (row) {
       var id = row.getAttribute("data-request");
       if (seen[id]) return;
       seen[id] = true;
-      if (first || !allowed) return;
+      if (first) return;
+      arrived.push(row.getAttribute("data-title") + " — " + row.getAttribute("data-member"));
+      if (!allowed) return;
       var notification = new Notification(row.getAttribute("data-title"), {
         body: row.getAttribute("data-member"),
         tag: id
       });
       notification.onclick = function () { window.focus(); };
     });
+    var news = document.getElementById("inbox-news");
+    if (news && arrived.length) {
+      news.textContent = news.getAttribute("data-new-request") + ": " + arrived.join("; ");
+    }
   }
 
   // The button that asks for the permission, while the browser has not been
