@@ -18,10 +18,10 @@ from django.utils.translation import gettext_lazy as _
 from gymnasia.gyms.admin import BusinessScopedAdmin, SameBusinessForm
 from tools.integrations.stripe import DEFAULT_TIMEOUT_SECONDS
 from tools.models import Handoff, Integration, ToolCallEvent, ToolCallLog
+from tools.naming import request_arguments_described
 from tools.presentation import (
     STATUS_LABELS,
     VERIFICATION_LABELS,
-    arguments_described,
     call_event_label,
     call_status_label,
     call_steps_described,
@@ -323,8 +323,10 @@ class ToolCallLogAdmin(ReadOnlyScopedAdmin):
 
     @admin.display(description=_("arguments"))
     def arguments_in_words(self, obj: ToolCallLog) -> str:
-        described = arguments_described(obj.arguments or {})
-        return "; ".join(f"{label}: {shown}" for label, _key, shown in described)
+        described = request_arguments_described(
+            business=obj.business, member=obj.member, arguments=obj.arguments or {}
+        )
+        return "; ".join(f"{each.label}: {each.words}" for each in described)
 
     @admin.display(description=_("steps, in words"))
     def steps_in_words(self, obj: ToolCallLog) -> str:

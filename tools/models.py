@@ -284,7 +284,8 @@ class ToolCallEvent(models.Model):
     def __str__(self) -> str:
         from tools.presentation import call_event_label
 
-        return f"{call_event_label(self.kind)}, {self.created_at:%Y-%m-%d %H:%M:%S}"
+        when = timezone.localtime(self.created_at)
+        return f"{call_event_label(self.kind)}, {when:%Y-%m-%d %H:%M:%S}"
 
 
 class ActionLock(models.Model):

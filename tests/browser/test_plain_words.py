@@ -1,0 +1,68 @@
+"""What staff and owners see in Chromium, at a desktop's width and a phone's: the
+inbox and the admin's pages of calls, decisions and conversations name tools by
+their titles and say statuses in words; what is set apart as code (a tool's
+name after its title, the result the model received) is left out of the scan,
+as a reader takes it for the machine's record."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.browser.chromium import ARTIFACTS, needs_chromium
+from tests.browser.test_accessibility import signed_in
+from tests.browser.test_inbox import ask_for_a_freeze
+from tests.test_plain_words import raw_words
+
+pytestmark = needs_chromium
+
+#: The text a reader sees, without what is set apart as code.
+READ_TEXT = """() => {
+  const copy = document.body.cloneNode(true);
+  copy.querySelectorAll('code, pre, script, style, template').forEach(n => n.remove());
+  document.body.appendChild(copy);
+  copy.style.position = 'absolute';
+  const text = copy.innerText;
+  copy.remove();
+  return text;
+}"""
+
+
+def _read(page, name: str, width: int) -> str:
+    page.screenshot(path=str(ARTIFACTS / f"words-{name}-{width}.png"), full_page=True)
+    return page.evaluate(READ_TEXT)
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_the_inbox_and_the_admin_read_in_words(app, browser, width):
+    from playwright.sync_api import expect
+
+    base, lines, _ = app
+    ask_for_a_freeze(base, lines, "socio-1001", "Congela mi cuota del 1 al 10 de junio")
+    page = signed_in(browser, base, lines, "owner", "/inbox/", width)
+    expect(page.locator("tr[data-status=pending]").first).to_be_visible()
+    page.locator("button.reject").first.click()
+    expect(page.locator("tr[data-status=rejected]").first).to_be_visible()
+    found = {"inbox": _read(page, "inbox", width)}
+
+    page.goto(f"{base}/admin/tools/toolcalllog/")
+    found["calls"] = _read(page, "calls", width)
+    page.goto(f"{base}/admin/tools/toolcalllog/?tool_name=freeze_membership")
+    page.locator("#result_list tbody a").first.click()
+    expect(page.locator("#content h1")).to_be_visible()
+    found["call"] = _read(page, "call", width)
+    page.goto(f"{base}/admin/approvals/decision/")
+    found["decisions"] = _read(page, "decisions", width)
+    page.locator("#result_list tbody a").first.click()
+    found["decision"] = _read(page, "decision", width)
+    page.goto(f"{base}/admin/agents/conversation/")
+    found["conversations"] = _read(page, "conversations", width)
+    page.locator("#result_list tbody a").first.click()
+    expect(page.locator(".timeline-message").first).to_be_visible()
+    found["conversation"] = _read(page, "conversation", width)
+    page.close()
+
+    raw = {name: raw_words(text) for name, text in found.items()}
+    assert {name: words for name, words in raw.items() if words} == {}
+    assert (
+        "Congelar la cuota" in found["call"] and "Congelar la cuota" in found["inbox"]
+    )
