@@ -1,6 +1,6 @@
 """Where people read, they read words: no status code of a call, a request or a
 check, and no tool named only by its function name, on the staff inbox and on the
-admin's lists and pages of requests (decisions), calls and conversations.
+admin's lists and pages of requests (decisions), calls, cases and conversations.
 
 The pages are read as their text (what a reader sees: no attribute, no script),
 leaving out what is set apart as code (``<code>``, ``<pre>``): the machine's
@@ -43,6 +43,7 @@ from tools.presentation import (
     tool_title,
 )
 from tools.registry import published_registry
+from tools.services import handoff_create
 
 pytestmark = pytest.mark.django_db
 
@@ -164,6 +165,15 @@ def gym_day():
         expires_at=timezone.now() - datetime.timedelta(seconds=1)
     )
     assert pending_actions_expire() == 1
+    booked = ToolCallLog.objects.get(tool_name="book_class", status="ok")
+    handoff_create(  # a write nobody could confirm
+        business=agent.business,
+        member=member,
+        conversation_key=str(conversation.pk),
+        cause=Handoff.Cause.NO_ANSWER,
+        tried={"tool": "book_class", "arguments": booked.arguments},
+        tool_call=booked,
+    )
     statuses = set(ToolCallLog.objects.values_list("status", flat=True))
     assert {"ok", "duplicate", "invalid_arguments", "pending_approval"} <= statuses
     assert {"rejected", "superseded", "expired"} <= statuses
@@ -183,6 +193,7 @@ def _pages(agent, conversation) -> list[str]:
     ]
     pages += [f"/admin/tools/toolcalllog/{pk}/change/" for pk in _ids(ToolCallLog)]
     pages += [f"/admin/approvals/decision/{pk}/change/" for pk in _ids(Decision)]
+    pages += [f"/admin/tools/handoff/{pk}/change/" for pk in _ids(Handoff)]
     return pages
 
 

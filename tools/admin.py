@@ -341,14 +341,46 @@ class ToolCallLogAdmin(ReadOnlyScopedAdmin):
         return _code(obj.arguments_raw) if obj.arguments_raw else "—"
 
 
+#: A case's page: what it is about and what is known, in words; what was tried
+#: as the harness recorded it, set apart as code.
+HANDOFF_FIELDS: tuple[str, ...] = (
+    "created_at",
+    "business",
+    "member",
+    "conversation_key",
+    "case",
+    "what_is_known",
+    "cause",
+    "tool_call",
+    "tried_recorded",
+    "status",
+    "resolution",
+    "note",
+    "resolved_at",
+    "resolved_by",
+)
+
+
 @admin.register(Handoff)
 class HandoffAdmin(ReadOnlyScopedAdmin):
     list_display = ["created_at", "case", "status", "resolution", "member"]
     list_filter = ["status", "cause", "resolution"]
     search_fields = ["reason", "conversation_key"]
+    fields = HANDOFF_FIELDS
+    readonly_fields = HANDOFF_FIELDS
 
     @admin.display(description=_("case"))
     def case(self, obj: Handoff) -> str:
         """What the case is about, in the reader's language, as the inbox says
         it (a write's case records a cause, not words)."""
         return handoff_described(obj).title
+
+    @admin.display(description=_("what is known"))
+    def what_is_known(self, obj: Handoff) -> str:
+        return handoff_described(obj).known
+
+    @admin.display(description=_("what was tried"))
+    def tried_recorded(self, obj: Handoff) -> SafeString | str:
+        if not obj.tried:
+            return "—"
+        return _code(json.dumps(obj.tried, ensure_ascii=False, sort_keys=True))
