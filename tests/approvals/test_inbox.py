@@ -39,9 +39,11 @@ def test_a_requests_arguments_are_named_in_words(staff_client, world, settings):
     assert f'<span title="start">Inicio</span>: {start}' in page
     assert '<span title="end">Fin</span>:' in page
     assert "<code>start</code>" not in page
-    # The correction form too, with a date picker for a date.
+    # The correction form too, with a date picker for a date, its label naming
+    # the request for a screen reader.
     assert re.search(
-        r'<label for="id_[-\w]+_start">Inicio</label> <input type="date" '
+        r'<label for="id_[-\w]+_start">Inicio<span class="visually-hidden">: '
+        r"Congelar la cuota — [^<]+</span></label> <input type=\"date\" "
         f'name="start" value="{world.day(10)}"',
         page,
     )
