@@ -21,8 +21,8 @@ def names_in(html: str) -> list[str]:
 
 
 def test_each_control_of_a_request_names_the_request(staff_client, world, settings):
-    """Select, Approve, Reason and Reject say which request they decide: its tool
-    and its member."""
+    """Select, Approve, Reason, Reject and the correction's Save say which
+    request they decide: its tool and its member."""
     settings.LANGUAGE_CODE = "es"
     action = request_freeze(world)
     name = f"Congelar la cuota — {world.member}"
@@ -35,6 +35,7 @@ def test_each_control_of_a_request_names_the_request(staff_client, world, settin
         f"Aprobar: {name}",
         f"Motivo: {name}",
         f"Rechazar: {name}",
+        f"Guardar la corrección: {name}",
     ]
 
 

@@ -192,9 +192,9 @@ def test_the_excerpt_and_the_status_are_in_the_staffs_language(asked, client):
 
     assert "<small>Socio:</small> Congela mi cuota en agosto" in spanish.decode()
     assert "<small>Asistente:</small>" in spanish.decode()
-    assert ">Pendiente</td>" in spanish.decode()
+    assert '<span class="status-label">Pendiente</span>' in spanish.decode()
     assert "<small>Member:</small> Congela mi cuota en agosto" in english.decode()
-    assert ">Pending</td>" in english.decode()
+    assert '<span class="status-label">Pending</span>' in english.decode()
 
 
 def test_the_excerpt_is_the_turn_that_asked_whatever_came_after(asked, client):

@@ -110,7 +110,7 @@ def test_messages_reach_the_next_page():
     page = _call(client, "get", "/inbox/")
 
     # "0 requests approved.", in the staff member's language.
-    notice = '<ul class="messages"><li>0 '
+    notice = '<li class="success">0 '
     assert notice in page.content.decode()
     again = _call(client, "get", "/inbox/")
     assert notice not in again.content.decode()
