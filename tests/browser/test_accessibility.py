@@ -9,7 +9,11 @@ from __future__ import annotations
 import pytest
 
 from tests.browser.chromium import ARTIFACTS, needs_chromium
-from tests.browser.test_inbox import ask_for_a_freeze, hand_over_an_unknown_outcome
+from tests.browser.test_inbox import (
+    ask_for_a_freeze,
+    hand_over_an_unknown_outcome,
+    signed_in,
+)
 from tests.browser.widget_kit import open_widget, site, widget
 
 pytestmark = needs_chromium
@@ -30,17 +34,6 @@ def grave_violations(target) -> list[tuple[str, str, list]]:
         for v in results.response["violations"]
         if v["impact"] in ("critical", "serious")
     ]
-
-
-def signed_in(browser, base: str, lines: dict, who: str, path: str, width: int):
-    username, password = lines[who].split(" ")
-    page = browser.new_page(locale="es-ES", viewport={"width": width, "height": 800})
-    page.goto(f"{base}/admin/login/?next={path}")
-    page.fill("#id_username", username)
-    page.fill("#id_password", password)
-    page.click("input[type=submit]")
-    page.wait_for_url(f"{base}{path}")
-    return page
 
 
 def fits(page) -> bool:

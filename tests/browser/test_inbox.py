@@ -34,16 +34,21 @@ def post_json(url: str, body: dict, token: str | None = None) -> dict:
         return json.loads(response.read())
 
 
-def staff_inbox(browser, base: str, lines: dict):
-    """A new page of the inbox, signed in as the demo's staff."""
-    username, password = lines["staff"].split(" ")
-    page = browser.new_page(locale="es-ES")
-    page.goto(f"{base}/admin/login/?next=/inbox/")
+def signed_in(browser, base: str, lines: dict, who: str, path: str, width: int = 1280):
+    """A new page at ``path``, signed in as the demo's ``who`` (owner, staff)."""
+    username, password = lines[who].split(" ")
+    page = browser.new_page(locale="es-ES", viewport={"width": width, "height": 800})
+    page.goto(f"{base}/admin/login/?next={path}")
     page.fill("#id_username", username)
     page.fill("#id_password", password)
     page.click("input[type=submit]")
-    page.wait_for_url(f"{base}/inbox/")
+    page.wait_for_url(f"{base}{path}")
     return page
+
+
+def staff_inbox(browser, base: str, lines: dict):
+    """A new page of the inbox, signed in as the demo's staff."""
+    return signed_in(browser, base, lines, "staff", "/inbox/")
 
 
 def test_inbox_live_approval_in_a_browser(embedded_app, browser):  # noqa: F811

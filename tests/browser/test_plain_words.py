@@ -9,8 +9,7 @@ from __future__ import annotations
 import pytest
 
 from tests.browser.chromium import ARTIFACTS, needs_chromium
-from tests.browser.test_accessibility import signed_in
-from tests.browser.test_inbox import ask_for_a_freeze
+from tests.browser.test_inbox import ask_for_a_freeze, signed_in
 from tests.test_plain_words import raw_words
 
 pytestmark = needs_chromium
