@@ -9,7 +9,7 @@ BIN := $(VENV)/bin
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test lint bench bench-reference
+.PHONY: run test lint bench bench-reference screenshots
 
 $(VENV)/.installed: requirements.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -33,6 +33,10 @@ lint: $(VENV)/.installed-dev
 
 test: lint
 	$(BIN)/pytest
+
+# The README's pictures (docs/images/), taken from the app as `make run` starts it.
+screenshots: $(VENV)/.installed-dev
+	$(BIN)/python docs/screenshots.py
 
 BENCH_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/gymnasia_bench
 

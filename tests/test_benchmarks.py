@@ -1,5 +1,5 @@
 """The turn benchmarks still run and print their figures (small sizes; no timing is
-asserted: the figures are for the README, measured on demand)."""
+asserted: the figures are for docs/performance.md, measured on demand)."""
 
 from __future__ import annotations
 

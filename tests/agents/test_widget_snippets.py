@@ -1,5 +1,5 @@
-"""The README's server-side snippets, run as a gym's back end would run them: the
-API accepts the identity tokens they sign."""
+"""The server-side snippets of docs/widget.md, run as a gym's back end would run
+them: the API accepts the identity tokens they sign."""
 
 from __future__ import annotations
 
@@ -17,16 +17,16 @@ from agents.models import Agent
 
 pytestmark = pytest.mark.django_db
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+WIDGET_DOC = Path(__file__).resolve().parents[2] / "docs" / "widget.md"
 
 
 def snippet(label: str, language: str) -> str:
-    """The code block that follows a label line of the README."""
-    text = README.read_text()
+    """The code block that follows a label line of the widget's page."""
+    text = WIDGET_DOC.read_text()
     match = re.search(
         rf"^{re.escape(label)}\n\n```{language}\n(.*?)\n```", text, re.S | re.M
     )
-    assert match, f"no {language} block after {label!r} in the README"
+    assert match, f"no {language} block after {label!r} in docs/widget.md"
     return match.group(1)
 
 
