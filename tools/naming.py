@@ -194,6 +194,13 @@ def _date_words(value: Any) -> str | None:
     return formats.date_format(day, "DATE_FORMAT")
 
 
+def _in_reading_order(key: str) -> tuple[int, str]:
+    """Arguments in the order people read them (a start before its end), as
+    ``ARGUMENT_LABELS`` lists them; any other after them, by name."""
+    order = list(ARGUMENT_LABELS)
+    return (order.index(key), key) if key in order else (len(order), key)
+
+
 def request_arguments_described(
     *, business: Business, member: Member | None, arguments: Mapping[str, Any]
 ) -> list[ArgumentDescribed]:
@@ -201,7 +208,10 @@ def request_arguments_described(
     gym's time zone: an id as what it names, a date as a date, a meal by its
     name, a number in the reader's notation; anything else as given."""
     described = []
-    for name, value in arguments.items():
+    # In reading order: stored arguments come back in the database's order
+    # (PostgreSQL's jsonb puts "end" before "start").
+    for name in sorted(arguments, key=_in_reading_order):
+        value = arguments[name]
         named = (
             argument_named(business=business, member=member, name=name, value=value)
             if name.endswith("_id")
@@ -249,13 +259,6 @@ def request_about(
             business=business, member=member, arguments=arguments
         )
     )
-
-
-def _in_reading_order(key: str) -> tuple[int, str]:
-    """Arguments in the order people read them (a start before its end), as
-    ``ARGUMENT_LABELS`` lists them; any other after them, by name."""
-    order = list(ARGUMENT_LABELS)
-    return (order.index(key), key) if key in order else (len(order), key)
 
 
 def arguments_changed(

@@ -53,8 +53,15 @@ def tool_titled(name: str) -> str:
     return title if title == name else f"{title} ({name})"
 
 
-#: The arguments of the published tools, as a member reads them.
+#: The arguments of the published tools, as a member reads them, in the order
+#: people read a request: what it is about (the food, the class, the payment),
+#: then when, then how much.
 ARGUMENT_LABELS = {
+    "food_id": gettext_lazy("food"),
+    "session_id": gettext_lazy("class"),
+    "booking_id": gettext_lazy("booking"),
+    "entry_id": gettext_lazy("diary entry"),
+    "payment_id": gettext_lazy("payment"),
     "start": gettext_lazy("start"),
     "end": gettext_lazy("end"),
     "date": gettext_lazy("date"),
@@ -62,11 +69,6 @@ ARGUMENT_LABELS = {
     "grams": gettext_lazy("grams"),
     "amount": gettext_lazy("amount"),
     "reason": gettext_lazy("reason"),
-    "food_id": gettext_lazy("food"),
-    "entry_id": gettext_lazy("diary entry"),
-    "session_id": gettext_lazy("class"),
-    "booking_id": gettext_lazy("booking"),
-    "payment_id": gettext_lazy("payment"),
 }
 
 #: Steps recorded after the call, by staff or by the sweep.
