@@ -8,7 +8,6 @@ import asyncio
 import json
 import logging
 import re
-import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
 from functools import wraps
 from typing import Any, TypeVar, cast
@@ -21,7 +20,6 @@ from django.http import (
     JsonResponse,
     StreamingHttpResponse,
 )
-from django.utils.cache import patch_vary_headers
 from django.views.decorators.csrf import csrf_exempt
 
 from agents import limits
@@ -34,13 +32,8 @@ from agents.conversations import (
     message_json,
     messages_page,
 )
+from agents.cors import cors_agent_set
 from agents.database import db_call
-from agents.embedding import (
-    cors_allow,
-    origin_allowed,
-    origin_normalized,
-    request_origin,
-)
 from agents.identity import IdentityRefused, identity_member
 from agents.models import Agent, Conversation
 from agents.turn import turn_run
@@ -174,64 +167,24 @@ def _start_counted(
     return answer
 
 
-def _origin_listed(origin: str) -> bool:
-    """Whether any agent lists this origin (for answers that name no agent)."""
-    normalized = origin_normalized(origin)
-    if normalized is None:
-        return False
-    candidates = Agent.objects.filter(allowed_origins__icontains=normalized)
-    return any(origin_allowed(agent, origin) for agent in candidates)
-
-
-def _conversation_agent(conversation_id: str) -> Agent | None:
-    """The agent of a conversation id, whoever asks (for CORS only)."""
-    try:
-        uuid.UUID(conversation_id)
-    except ValueError:
-        return None
-    conversation = (
-        Conversation.objects.select_related("agent").filter(pk=conversation_id).first()
-    )
-    return conversation.agent if conversation else None
-
-
-async def _cors(
-    request: HttpRequest, response: HttpResponseBase, agent: Agent | None = None
-) -> HttpResponseBase:
-    """CORS for a browser on another site: only the agent's own origins may read
-    the answer; with no agent to ask, an origin any agent lists may."""
-    origin = request_origin(request)
-    if origin is None:
-        return response
-    patch_vary_headers(response, ["Origin"])  # answers differ by origin
-    allowed = (
-        origin_allowed(agent, origin)
-        if agent is not None
-        else await db_call(_origin_listed, origin)
-    )
-    if allowed:
-        cors_allow(response, origin, preflight=request.method == "OPTIONS")
-    return response
-
-
 @csrf_exempt
 @json_always
 async def conversations(request: HttpRequest) -> HttpResponseBase:
     """``POST /api/v1/conversations``: start a conversation with an agent."""
-    if request.method == "OPTIONS":
-        return await _cors(request, HttpResponse(status=204))
+    if request.method == "OPTIONS":  # CORS headers: agents.cors
+        return HttpResponse(status=204)
     if request.method != "POST":
         refused = error(405, "bad_request", "Use POST.")
         refused["Allow"] = "POST, OPTIONS"
-        return await _cors(request, refused)
+        return refused
     address = _address(request)
     if not await db_call(_starting_allowed, address):
         detail = "Too many new conversations; try again in a minute."
-        return await _cors(request, rate_limited(detail))
+        return rate_limited(detail)
     body = _body(request)
     if isinstance(body, JsonResponse):
         await db_call(limits.count, f"start-refused:{address}")
-        return await _cors(request, body)
+        return body
     status, answer, agent, language = await db_call(
         _start_counted, address, body.get("agent"), body.get("identity_token")
     )
@@ -240,7 +193,9 @@ async def conversations(request: HttpRequest) -> HttpResponseBase:
         # The language the assistant will answer in (the member's, else the
         # agent's), so that a client can label itself to match.
         response["Content-Language"] = language
-    return await _cors(request, response, agent)
+    if agent is not None:
+        cors_agent_set(request, agent)
+    return response
 
 
 def _authorize(
@@ -268,18 +223,16 @@ def _sse(name: str, data: dict[str, Any]) -> bytes:
 @json_always
 async def messages(request: HttpRequest, conversation_id: str) -> HttpResponseBase:
     """``POST``: send a message (a turn); ``GET``: read messages after an id."""
-    conversation_id = str(conversation_id)
-    if request.method == "OPTIONS":
-        agent = await db_call(_conversation_agent, conversation_id)
-        return await _cors(request, HttpResponse(status=204), agent)
-    found = await db_call(_authorize, request, conversation_id)
+    if request.method == "OPTIONS":  # CORS headers: agents.cors
+        return HttpResponse(status=204)
+    found = await db_call(_authorize, request, str(conversation_id))
     if isinstance(found, JsonResponse):
-        agent = await db_call(_conversation_agent, conversation_id)
-        return await _cors(request, found, agent)
+        return found
+    cors_agent_set(request, found.agent)
     answer = await _answer(request, found)
     if answer.status_code == 200:
         answer["Content-Language"] = found.language
-    return await _cors(request, answer, found.agent)
+    return answer
 
 
 async def _answer(request: HttpRequest, conversation: Conversation) -> HttpResponseBase:
