@@ -7,8 +7,6 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import re
-import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
 from functools import wraps
 from typing import Any, TypeVar, cast
@@ -21,10 +19,10 @@ from django.http import (
     JsonResponse,
     StreamingHttpResponse,
 )
-from django.utils.cache import patch_vary_headers
 from django.views.decorators.csrf import csrf_exempt
+from pydantic import ValidationError
 
-from agents import limits
+from agents import limits, schemas
 from agents.conversations import (
     TokenForAnotherConversation,
     TokenRefused,
@@ -34,28 +32,17 @@ from agents.conversations import (
     message_json,
     messages_page,
 )
+from agents.cors import cors_agent_set
 from agents.database import db_call
-from agents.embedding import (
-    cors_allow,
-    origin_allowed,
-    origin_normalized,
-    request_origin,
-)
 from agents.identity import IdentityRefused, identity_member
 from agents.models import Agent, Conversation
+from agents.schemas import BODY_REFUSED
 from agents.turn import turn_run
 from gymnasia.text import storable
 
 log = logging.getLogger(__name__)
-MAX_TEXT = 4000
-BODY_REFUSED = (
-    "The body must be a JSON object whose text has no NUL characters or lone "
-    "surrogates."
-)
-MESSAGE_ID = re.compile(r"[0-9]{1,18}")
 MESSAGES_PER_MINUTE = 30  # per conversation; the interface promises at least 20
 READS_PER_MINUTE = 120  # reads of one conversation's messages (the widget polls)
-PAGE_DEFAULT, PAGE_MAX = 50, 100  # messages a read answers
 CONVERSATIONS_PER_MINUTE = 90  # started, per address; the interface promises 60
 STARTS_REFUSED_PER_MINUTE = 90  # refused starts (unknown agent, bad token), apart
 TOO_LONG = "The body is too long."
@@ -65,6 +52,7 @@ _running: set[asyncio.Task[Any]] = set()
 
 
 View = TypeVar("View", bound=Callable[..., Awaitable[HttpResponseBase]])
+Asked = TypeVar("Asked", bound=schemas.Asked)
 
 
 def json_always(view: View) -> View:
@@ -110,10 +98,10 @@ def _starting_allowed(address: str) -> bool:
     return started < CONVERSATIONS_PER_MINUTE and refused < STARTS_REFUSED_PER_MINUTE
 
 
-def _body(request: HttpRequest) -> dict[str, Any] | JsonResponse:
-    """The JSON object of the body, or the error answer when it is not one. Only
-    ``application/json`` is read: a form or ``text/plain``, which any site may
-    send without asking the browser first, is refused (415)."""
+def _body(request: HttpRequest, model: type[Asked]) -> Asked | JsonResponse:
+    """The body, validated by ``model``, or the error answer when it is not one.
+    Only ``application/json`` is read: a form or ``text/plain``, which any site
+    may send without asking the browser first, is refused (415)."""
     if request.content_type != "application/json":
         return error(
             415, "unsupported_media_type", "The body must be sent as application/json."
@@ -128,30 +116,32 @@ def _body(request: HttpRequest) -> dict[str, Any] | JsonResponse:
         return error(400, "bad_request", BODY_REFUSED)
     if not isinstance(value, dict) or not storable(value):
         return error(400, "bad_request", BODY_REFUSED)
-    return value
+    return _validated(model, value)
+
+
+def _validated(model: type[Asked], value: dict[str, Any]) -> Asked | JsonResponse:
+    """``value`` as ``model`` declares it, or the error answer the model names."""
+    try:
+        return model.model_validate(value)
+    except ValidationError as refusal:
+        return error(*model.refusal(refusal))
 
 
 def _start(
-    agent_key: Any, identity_token: Any
+    asked: schemas.StartConversation,
 ) -> tuple[int, dict[str, Any], Agent | None, str]:
     """The answer to a new conversation: its status, body and agent, and the
     language the conversation is held in ("" when none was started)."""
-    if not isinstance(agent_key, str) or not agent_key:
-        detail = "'agent' must be an agent's public key."
-        return 400, {"error": "bad_request", "detail": detail}, None, ""
     agent = (
-        Agent.objects.select_related("business").filter(public_key=agent_key).first()
+        Agent.objects.select_related("business").filter(public_key=asked.agent).first()
     )
     if agent is None:
         detail = "No agent has that public key."
         return 404, {"error": "not_found", "detail": detail}, None, ""
     member = None
-    if identity_token is not None:
-        if not isinstance(identity_token, str):
-            detail = "'identity_token' must be a string."
-            return 400, {"error": "bad_request", "detail": detail}, agent, ""
+    if asked.identity_token is not None:
         try:
-            member = identity_member(agent=agent, token=identity_token)
+            member = identity_member(agent=agent, token=asked.identity_token)
         except IdentityRefused as refusal:
             return 401, {"error": "unauthorized", "detail": str(refusal)}, agent, ""
     conversation = conversation_start(agent=agent, member=member)
@@ -166,81 +156,41 @@ def _start(
 
 
 def _start_counted(
-    address: str, agent_key: Any, identity_token: Any
+    address: str, asked: schemas.StartConversation
 ) -> tuple[int, dict[str, Any], Agent | None, str]:
     """``_start``, counted for the address as started or refused."""
-    answer = _start(agent_key, identity_token)
+    answer = _start(asked)
     limits.count(f"{'start' if answer[0] == 201 else 'start-refused'}:{address}")
     return answer
-
-
-def _origin_listed(origin: str) -> bool:
-    """Whether any agent lists this origin (for answers that name no agent)."""
-    normalized = origin_normalized(origin)
-    if normalized is None:
-        return False
-    candidates = Agent.objects.filter(allowed_origins__icontains=normalized)
-    return any(origin_allowed(agent, origin) for agent in candidates)
-
-
-def _conversation_agent(conversation_id: str) -> Agent | None:
-    """The agent of a conversation id, whoever asks (for CORS only)."""
-    try:
-        uuid.UUID(conversation_id)
-    except ValueError:
-        return None
-    conversation = (
-        Conversation.objects.select_related("agent").filter(pk=conversation_id).first()
-    )
-    return conversation.agent if conversation else None
-
-
-async def _cors(
-    request: HttpRequest, response: HttpResponseBase, agent: Agent | None = None
-) -> HttpResponseBase:
-    """CORS for a browser on another site: only the agent's own origins may read
-    the answer; with no agent to ask, an origin any agent lists may."""
-    origin = request_origin(request)
-    if origin is None:
-        return response
-    patch_vary_headers(response, ["Origin"])  # answers differ by origin
-    allowed = (
-        origin_allowed(agent, origin)
-        if agent is not None
-        else await db_call(_origin_listed, origin)
-    )
-    if allowed:
-        cors_allow(response, origin, preflight=request.method == "OPTIONS")
-    return response
 
 
 @csrf_exempt
 @json_always
 async def conversations(request: HttpRequest) -> HttpResponseBase:
     """``POST /api/v1/conversations``: start a conversation with an agent."""
-    if request.method == "OPTIONS":
-        return await _cors(request, HttpResponse(status=204))
+    if request.method == "OPTIONS":  # CORS headers: agents.cors
+        return HttpResponse(status=204)
     if request.method != "POST":
         refused = error(405, "bad_request", "Use POST.")
         refused["Allow"] = "POST, OPTIONS"
-        return await _cors(request, refused)
+        return refused
     address = _address(request)
     if not await db_call(_starting_allowed, address):
         detail = "Too many new conversations; try again in a minute."
-        return await _cors(request, rate_limited(detail))
-    body = _body(request)
-    if isinstance(body, JsonResponse):
+        return rate_limited(detail)
+    asked = _body(request, schemas.StartConversation)
+    if isinstance(asked, JsonResponse):
         await db_call(limits.count, f"start-refused:{address}")
-        return await _cors(request, body)
-    status, answer, agent, language = await db_call(
-        _start_counted, address, body.get("agent"), body.get("identity_token")
-    )
+        return asked
+    status, answer, agent, language = await db_call(_start_counted, address, asked)
     response = JsonResponse(answer, status=status)
     if language:
         # The language the assistant will answer in (the member's, else the
         # agent's), so that a client can label itself to match.
         response["Content-Language"] = language
-    return await _cors(request, response, agent)
+    if agent is not None:
+        cors_agent_set(request, agent)
+    return response
 
 
 def _authorize(
@@ -268,18 +218,16 @@ def _sse(name: str, data: dict[str, Any]) -> bytes:
 @json_always
 async def messages(request: HttpRequest, conversation_id: str) -> HttpResponseBase:
     """``POST``: send a message (a turn); ``GET``: read messages after an id."""
-    conversation_id = str(conversation_id)
-    if request.method == "OPTIONS":
-        agent = await db_call(_conversation_agent, conversation_id)
-        return await _cors(request, HttpResponse(status=204), agent)
-    found = await db_call(_authorize, request, conversation_id)
+    if request.method == "OPTIONS":  # CORS headers: agents.cors
+        return HttpResponse(status=204)
+    found = await db_call(_authorize, request, str(conversation_id))
     if isinstance(found, JsonResponse):
-        agent = await db_call(_conversation_agent, conversation_id)
-        return await _cors(request, found, agent)
+        return found
+    cors_agent_set(request, found.agent)
     answer = await _answer(request, found)
     if answer.status_code == 200:
         answer["Content-Language"] = found.language
-    return await _cors(request, answer, found.agent)
+    return answer
 
 
 async def _answer(request: HttpRequest, conversation: Conversation) -> HttpResponseBase:
@@ -289,14 +237,10 @@ async def _answer(request: HttpRequest, conversation: Conversation) -> HttpRespo
         refused = error(405, "bad_request", "Use GET or POST.")
         refused["Allow"] = "GET, POST, OPTIONS"
         return refused
-    body = _body(request)
-    if isinstance(body, JsonResponse):
-        return body
-    text = body.get("text")
-    if not isinstance(text, str) or not text.strip():
-        return error(400, "bad_request", "'text' must be 1 to 4,000 characters.")
-    if len(text) > MAX_TEXT:
-        return error(413, "too_long", "'text' must be at most 4,000 characters.")
+    asked = _body(request, schemas.SendMessage)
+    if isinstance(asked, JsonResponse):
+        return asked
+    text = asked.text
     if not await db_call(
         limits.allowed, f"send:{conversation.pk}", MESSAGES_PER_MINUTE
     ):
@@ -340,31 +284,13 @@ def _stream(
     return response
 
 
-def _page_asked(request: HttpRequest) -> tuple[int | None, int | None, int] | str:
-    """``after``, ``before`` and ``limit`` of a read, or what is wrong with them."""
-    after, before = request.GET.get("after"), request.GET.get("before")
-    if after and before:
-        return "Give 'after' or 'before', not both."
-    for name, value in (("after", after), ("before", before)):
-        if value and not MESSAGE_ID.fullmatch(value):
-            return f"'{name}' must be a message id."
-    limit = request.GET.get("limit")
-    if limit is not None and not (
-        limit.isascii() and limit.isdigit() and 1 <= int(limit) <= PAGE_MAX
-    ):
-        return f"'limit' must be a whole number from 1 to {PAGE_MAX}."
-    return (
-        int(after) if after else None,
-        int(before) if before else None,
-        int(limit) if limit is not None else PAGE_DEFAULT,
-    )
-
-
 async def _read(request: HttpRequest, conversation: Conversation) -> JsonResponse:
-    asked = _page_asked(request)
-    if isinstance(asked, str):
-        return error(400, "bad_request", asked)
-    after, before, limit = asked
+    asked = _validated(schemas.MessagePageQuery, request.GET.dict())
+    if isinstance(asked, JsonResponse):
+        return asked
+    after = int(asked.after) if asked.after is not None else None
+    before = int(asked.before) if asked.before is not None else None
+    limit = asked.limit
 
     def read() -> dict[str, Any] | None:
         """The page, counted as a read; None past the limit on reads."""

@@ -7,3 +7,7 @@ class AgentsConfig(AppConfig):
 
     name = "agents"
     verbose_name = _("Agents")
+
+    def ready(self) -> None:
+        # Connects the receiver of django-cors-headers' signal.
+        from agents import cors  # noqa: F401

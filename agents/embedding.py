@@ -2,14 +2,14 @@
 
 An owner lists the sites of the gym, one origin per line, on the agent. Those origins,
 and no other, may frame the widget page (CSP ``frame-ancestors``) and read the API's
-answers from their own pages (CORS). Every other page of Gymnasia denies framing.
+answers from their own pages (CORS, ``agents.cors``). Every other page of Gymnasia denies framing.
 """
 
 from __future__ import annotations
 
 import re
 
-from django.http import HttpRequest, HttpResponseBase
+from django.http import HttpRequest
 
 from agents.models import Agent
 
@@ -19,9 +19,6 @@ ORIGIN = re.compile(
     r"^https?://(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)*"
     r"|\[[0-9a-f:.]+\])(?::\d{1,5})?$"
 )
-CORS_METHODS = "GET, POST, OPTIONS"
-CORS_HEADERS = "Authorization, Content-Type, Accept"
-CORS_MAX_AGE = "600"
 
 
 def origin_normalized(value: str) -> str | None:
@@ -65,15 +62,3 @@ def request_origin(request: HttpRequest) -> str | None:
         return None
     own = f"{request.scheme}://{request.get_host()}"
     return None if origin.lower() == own.lower() else origin
-
-
-def cors_allow(
-    response: HttpResponseBase, origin: str, *, preflight: bool = False
-) -> HttpResponseBase:
-    """Let ``origin`` read this answer (and, for a preflight, send the request)."""
-    response["Access-Control-Allow-Origin"] = origin
-    if preflight:
-        response["Access-Control-Allow-Methods"] = CORS_METHODS
-        response["Access-Control-Allow-Headers"] = CORS_HEADERS
-        response["Access-Control-Max-Age"] = CORS_MAX_AGE
-    return response

@@ -20,10 +20,10 @@ from django.utils.translation import gettext, override
 from django.views.decorators.clickjacking import xframe_options_exempt
 from django.views.decorators.http import require_safe
 
-from agents.api import MAX_TEXT
 from agents.demo import demo_agent, demo_identity_token
 from agents.embedding import agent_origins, widget_frame_policy
 from agents.models import Agent
+from agents.schemas import MAX_TEXT
 from agents.services import provider_missing_key
 from agents.verdict import CASES, SENTENCES
 from gymnasia.gyms.models import Member

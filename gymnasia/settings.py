@@ -125,6 +125,7 @@ INSTALLED_APPS = [
     "whitenoise.runserver_nostatic",
     "django.contrib.staticfiles",
     "django_htmx",
+    "corsheaders",
     "gymnasia",
     "gymnasia.gyms",
     "gymnasia.nutrition",
@@ -140,6 +141,7 @@ MIDDLEWARE = [
     # event loop under ASGI unless they may use the database.
     "gymnasia.middleware.SecurityMiddleware",
     "gymnasia.middleware.StaticFilesMiddleware",
+    "agents.cors.CorsMiddleware",
     "gymnasia.middleware.SessionMiddleware",
     "gymnasia.middleware.LocaleMiddleware",
     "gymnasia.middleware.CommonMiddleware",
@@ -172,6 +174,13 @@ CONTENT_SECURITY_POLICY = {
         "frame-ancestors": ["'self'"],
     },
 }
+
+# CORS for the conversation API only (django-cors-headers); the origins that may
+# read an answer are the allowed origins of the agent it concerns (agents.cors).
+CORS_URLS_REGEX = r"^/api/v1/conversations(?:/|$)"
+CORS_ALLOW_METHODS = ["GET", "POST", "OPTIONS"]
+CORS_ALLOW_HEADERS = ["Authorization", "Content-Type", "Accept"]
+CORS_PREFLIGHT_MAX_AGE = 600
 
 ROOT_URLCONF = "gymnasia.urls"
 ASGI_APPLICATION = "gymnasia.asgi.application"

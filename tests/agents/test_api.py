@@ -123,13 +123,38 @@ def test_an_unknown_agent_is_not_found(client, agent, row_counts):
     assert row_counts() == before
 
 
-@pytest.mark.parametrize("body", ["[1]", "{", '{"agent": 5}', "{}"])
-def test_a_bad_start_body_is_a_bad_request(client, agent, body, row_counts):
+BODY = (
+    "The body must be a JSON object whose text has no NUL characters or lone "
+    "surrogates."
+)
+AGENT = "'agent' must be an agent's public key."
+
+
+@pytest.mark.parametrize(
+    ("body", "detail"),
+    [
+        ("[1]", BODY),
+        ("{", BODY),
+        ('{"agent": 5}', AGENT),
+        ('{"agent": ""}', AGENT),
+        ("{}", AGENT),
+        (
+            '{"agent": "ag_x", "identity_token": 5}',
+            "'identity_token' must be a string.",
+        ),
+    ],
+)
+def test_a_bad_start_body_is_a_bad_request(client, agent, body, detail, row_counts):
+    """A start whose body is not what it takes is a 400 naming what is wrong, and
+    starts nothing."""
     before = row_counts()
     response = client.post(
-        "/api/v1/conversations", body, content_type="application/json"
+        "/api/v1/conversations",
+        body.replace("AGENT", agent.public_key),
+        content_type="application/json",
     )
-    assert (response.status_code, response.json()["error"]) == (400, "bad_request")
+    assert response.status_code == 400
+    assert response.json() == {"error": "bad_request", "detail": detail}
     assert row_counts() == before
 
 
@@ -236,19 +261,27 @@ def test_a_token_of_another_conversation_is_forbidden_whether_or_not_the_id_exis
         assert (response.status_code, response.json()["error"]) == (403, "forbidden")
 
 
+TEXT = "'text' must be 1 to 4,000 characters."
+
+
 @pytest.mark.parametrize(
-    ("text", "status", "code"),
+    ("text", "status", "code", "detail"),
     [
-        ("", 400, "bad_request"),
-        ("   ", 400, "bad_request"),
-        ("x" * 4001, 413, "too_long"),
+        ("", 400, "bad_request", TEXT),
+        ("   ", 400, "bad_request", TEXT),
+        (None, 400, "bad_request", TEXT),
+        (["hola"], 400, "bad_request", TEXT),
+        ("x" * 4001, 413, "too_long", "'text' must be at most 4,000 characters."),
     ],
 )
-def test_message_length_limits(client, agent, text, status, code, row_counts):
+def test_message_length_limits(client, agent, text, status, code, detail, row_counts):
+    """A text that is blank, not a text, or too long is refused with the code and
+    detail of its fault, and nothing is stored."""
     started = start(client, agent)
     before = row_counts()
     response = send(client, started, text)
-    assert (response.status_code, response.json()["error"]) == (status, code)
+    assert response.status_code == status
+    assert response.json() == {"error": code, "detail": detail}
     assert row_counts() == before
 
 

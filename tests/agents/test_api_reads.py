@@ -106,19 +106,25 @@ def test_a_conversation_of_5000_messages_is_read_in_bounded_pages(client, agent)
     assert largest < 100 * 200  # a page of at most 100 short messages
 
 
+LIMIT = "'limit' must be a whole number from 1 to 100."
+
+
 @pytest.mark.parametrize(
-    "params",
+    ("params", "detail"),
     [
-        {"limit": "0"},
-        {"limit": "101"},
-        {"limit": "diez"},
-        {"limit": "-5"},
-        {"after": "1", "before": "2"},
-        {"after": "x"},
-        {"before": "1.5"},
+        ({"limit": "0"}, LIMIT),
+        ({"limit": "101"}, LIMIT),
+        ({"limit": "diez"}, LIMIT),
+        ({"limit": "-5"}, LIMIT),
+        ({"limit": " 5"}, LIMIT),
+        ({"after": "1", "before": "2"}, "Give 'after' or 'before', not both."),
+        ({"after": "x"}, "'after' must be a message id."),
+        ({"before": "1.5"}, "'before' must be a message id."),
     ],
 )
-def test_a_read_asked_wrongly_is_a_clear_400(client, agent, params, row_counts):
+def test_a_read_asked_wrongly_is_a_clear_400(client, agent, params, detail, row_counts):
+    """A read asked wrongly is a 400 whose detail names what is wrong, and
+    changes nothing."""
     started = start(client, agent)
     _filled(started, 3)
     before = row_counts()
@@ -126,7 +132,7 @@ def test_a_read_asked_wrongly_is_a_clear_400(client, agent, params, row_counts):
     response = _read(client, started, **params)
 
     assert response.status_code == 400
-    assert response.json()["error"] == "bad_request"
+    assert response.json() == {"error": "bad_request", "detail": detail}
     assert row_counts() == before
 
 

@@ -10,7 +10,9 @@ from io import StringIO
 import jwt
 import pytest
 import time_machine
+from asgiref.sync import async_to_sync
 from django.core.management import CommandError, call_command
+from django.test import AsyncClient
 
 from agents import api
 from agents.models import Agent, Conversation, Message
@@ -197,7 +199,7 @@ def test_a_preflight_from_an_allowed_origin_is_answered(client, agent):
     assert response["Access-Control-Allow-Origin"] == GYM
     assert "POST" in response["Access-Control-Allow-Methods"]
     assert "Authorization" in response["Access-Control-Allow-Headers"]
-    assert "Origin" in response["Vary"]
+    assert "origin" in response["Vary"].lower()  # field names ignore case
 
 
 def test_a_preflight_from_an_unlisted_origin_gets_no_cors(client, agent):
@@ -250,6 +252,33 @@ def test_the_sites_own_pages_need_no_cors(client, agent):
 
     assert response.status_code == 201
     assert "Access-Control-Allow-Origin" not in response
+
+
+def test_only_the_api_answers_cors(client, agent):
+    """An agent's origin may read the API, not the site's other pages."""
+    response = client.get("/widget.js", headers={"Origin": GYM})
+
+    assert response.status_code == 200
+    assert "Access-Control-Allow-Origin" not in response
+
+
+def test_under_asgi_a_preflight_asks_the_conversations_agent(client, agent):
+    """Under ASGI (the middleware in async mode, as uvicorn runs it) the origins
+    of the conversation's agent are read from the database as under WSGI: the
+    agent's origin may send, another agent's may not."""
+    started = start(client, agent).json()
+    url = f"/api/v1/conversations/{started['conversation']}/messages"
+    asked = {"Access-Control-Request-Method": "POST"}
+    preflight = async_to_sync(AsyncClient().options)
+
+    allowed = preflight(url, headers={**asked, "Origin": GYM})
+    elsewhere = preflight(url, headers={**asked, "Origin": ELSEWHERE})
+
+    assert allowed.status_code == 204
+    assert allowed["Access-Control-Allow-Origin"] == GYM
+    assert "Authorization" in allowed["Access-Control-Allow-Headers"]
+    assert elsewhere.status_code == 204
+    assert "Access-Control-Allow-Origin" not in elsewhere
 
 
 # Rate limits
