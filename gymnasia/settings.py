@@ -181,6 +181,8 @@ CORS_URLS_REGEX = r"^/api/v1/conversations(?:/|$)"
 CORS_ALLOW_METHODS = ["GET", "POST", "OPTIONS"]
 CORS_ALLOW_HEADERS = ["Authorization", "Content-Type", "Accept"]
 CORS_PREFLIGHT_MAX_AGE = 600
+# A client on the gym's own site reads how long to wait after a 429.
+CORS_EXPOSE_HEADERS = ["Retry-After"]
 
 ROOT_URLCONF = "gymnasia.urls"
 ASGI_APPLICATION = "gymnasia.asgi.application"

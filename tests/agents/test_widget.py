@@ -202,6 +202,15 @@ def test_a_preflight_from_an_allowed_origin_is_answered(client, agent):
     assert "origin" in response["Vary"].lower()  # field names ignore case
 
 
+def test_a_client_on_the_gyms_site_may_read_how_long_to_wait(client, agent):
+    """A 429's Retry-After is exposed to the agent's origins (DESIGN: always
+    with Retry-After, which a cross-site client could not read otherwise)."""
+    response = start(client, agent, origin=GYM)
+
+    assert response["Access-Control-Allow-Origin"] == GYM
+    assert response["Access-Control-Expose-Headers"] == "Retry-After"
+
+
 def test_a_preflight_from_an_unlisted_origin_gets_no_cors(client, agent):
     response = client.options(
         "/api/v1/conversations",
