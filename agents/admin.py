@@ -9,10 +9,8 @@ from django import forms
 from django.contrib import admin
 from django.core.paginator import Paginator
 from django.http import HttpRequest, HttpResponse, QueryDict
-from django.template.defaultfilters import linebreaksbr
-from django.utils.html import format_html, format_html_join
+from django.template.loader import render_to_string
 from django.utils.safestring import SafeString
-from django.utils.timezone import localtime
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
@@ -31,7 +29,13 @@ from tools.presentation import (
     tool_titled,
 )
 from tools.registry import published_registry
-from tools.selection import REASONS, ToolPolicy, default_mode, offered_tools
+from tools.selection import (
+    REASONS,
+    ToolPolicy,
+    ToolSelection,
+    default_mode,
+    offered_tools,
+)
 
 
 class AgentForm(SameBusinessForm):
@@ -190,6 +194,13 @@ def _describe(policy: ToolPolicy) -> str:
     return text
 
 
+def _offer_described(selection: ToolSelection, name: str) -> str:
+    """Whether a tool is offered, and how, or why it is hidden."""
+    if name in selection.offered:
+        return _describe(selection.offered[name])
+    return gettext("hidden: %(reason)s") % {"reason": REASONS[selection.excluded[name]]}
+
+
 @admin.register(Agent)
 class AgentAdmin(BusinessScopedAdmin):
     form = AgentForm
@@ -238,38 +249,18 @@ class AgentAdmin(BusinessScopedAdmin):
             return gettext("Save the agent to see its tools.")
         for_members = offered_tools(obj, Member(business_id=obj.business_id))
         for_visitors = offered_tools(obj, None)
-
-        def state(selection: Any, name: str) -> str:
-            if name in selection.offered:
-                return _describe(selection.offered[name])
-            return gettext("hidden: %(reason)s") % {
-                "reason": REASONS[selection.excluded[name]]
+        rows = [
+            {
+                "name": tool.name,
+                "title": tool_title(tool.name),
+                "is_write": tool.is_write,
+                "for_members": _offer_described(for_members, tool.name),
+                "for_visitors": _offer_described(for_visitors, tool.name),
             }
-
-        rows = format_html_join(
-            "",
-            '<tr data-tool="{}"><td>{} <code>{}</code></td><td>{}</td><td>{}</td>'
-            "<td>{}</td></tr>",
-            (
-                (
-                    tool.name,
-                    tool_title(tool.name),
-                    tool.name,
-                    gettext("changes data") if tool.is_write else gettext("reads"),
-                    state(for_members, tool.name),
-                    state(for_visitors, tool.name),
-                )
-                for tool in published_registry()
-            ),
-        )
-        return format_html(
-            '<table class="effective-tools"><thead><tr><th>{}</th><th>{}</th><th>{}</th>'
-            "<th>{}</th></tr></thead><tbody>{}</tbody></table>",
-            gettext("tool"),
-            gettext("kind"),
-            gettext("for verified members"),
-            gettext("for anonymous visitors"),
-            rows,
+            for tool in published_registry()
+        ]
+        return render_to_string(
+            "admin/agents/agent/effective_tools.html", {"rows": rows}
         )
 
 
@@ -328,10 +319,30 @@ def _timeline(conversation: Conversation, query: QueryDict) -> dict[str, Any]:
         number = newer // TIMELINE_PAGE_SIZE + 1
     page = Paginator(messages, TIMELINE_PAGE_SIZE).get_page(number)
     shown = list(reversed(page.object_list))
-    # A call can have several rows, oldest first: a request behind approval, a
-    # staff correction of it, and the approved execution are all recorded
-    # against the step and call that asked.
-    logs: dict[tuple[str, str], list[ToolCallLog | None]] = {}
+    logs = _logs_by_call(conversation, shown)
+    roles = choice_labels(Message.Role)
+    count = page.paginator.count
+    return {
+        "entries": [
+            {"message": m, "role": roles[m.role], "calls": _calls(m, logs)}
+            for m in shown
+        ],
+        "first": count - page.end_index() + 1 if count else 0,
+        "last": count - page.start_index() + 1 if count else 0,
+        "count": count,
+        "older_page": page.next_page_number() if page.has_next() else None,
+        "newer_page": page.previous_page_number() if page.has_previous() else None,
+    }
+
+
+def _logs_by_call(
+    conversation: Conversation, shown: list[Message]
+) -> dict[tuple[str, str], list[ToolCallLog]]:
+    """The log rows of the shown steps' calls, by step and call. A call can have
+    several rows, oldest first: a request behind approval, a staff correction of
+    it, and the approved execution are all recorded against the step and call
+    that asked."""
+    logs: dict[tuple[str, str], list[ToolCallLog]] = {}
     for log in (
         ToolCallLog.objects.filter(
             conversation_key=str(conversation.pk),
@@ -341,95 +352,30 @@ def _timeline(conversation: Conversation, query: QueryDict) -> dict[str, Any]:
         .prefetch_related("handoffs")
     ):
         logs.setdefault((log.message_key, log.provider_call_id), []).append(log)
-    roles = choice_labels(Message.Role)
-    rows = format_html_join(
-        "", "{}", ((_message_html(m, logs, roles[m.role]),) for m in shown)
-    )
-    count = page.paginator.count
-    return {
-        "rows": rows,
-        "first": count - page.end_index() + 1 if count else 0,
-        "last": count - page.start_index() + 1 if count else 0,
-        "count": count,
-        "earlier": page.next_page_number() if page.has_next() else None,
-        "later": page.previous_page_number() if page.has_previous() else None,
-    }
+    return logs
 
 
-def _message_html(
-    message: Message,
-    logs: dict[tuple[str, str], list[ToolCallLog | None]],
-    role: str,
-) -> SafeString:
-    """A message of the timeline; under each of its tool calls, that call's logs."""
-    calls = message.content.get("tool_calls", [])
-    return format_html(
-        '<div class="timeline-message role-{}" id="message-{}">'
-        "<strong>{}</strong> <small>{}</small><div>{}</div>{}</div>",
-        message.role,
-        message.pk,
-        role,
-        localtime(message.created_at).strftime("%Y-%m-%d %H:%M:%S"),
-        linebreaksbr(message.text),
-        format_html_join(
-            "",
-            "{}",
-            (
-                (_tool_call_html(c, log),)
-                for c in calls
-                for log in logs.get((str(message.pk), c["id"]), [None])
-            ),
-        ),
-    )
-
-
-def _tool_named(name: str) -> SafeString:
-    """A call's tool: a tool that changes something by its title, as the inbox
-    names its requests, then by its name."""
-    if tool_title(name) != name:
-        return format_html(
-            "<strong>{}</strong> <code>{}</code>", tool_title(name), name
-        )
-    return format_html("<code>{}</code>", name)
-
-
-def _tool_call_html(call: dict[str, Any], log: ToolCallLog | None) -> SafeString:
-    if log is None:
-        return format_html(
-            '<div class="tool-call">{} — {}</div>',
-            _tool_named(str(call["name"])),
-            gettext("no log"),
-        )
-    handoffs = ", ".join(str(h.pk) for h in log.handoffs.all())
-    steps = " → ".join(call_steps_described(log.steps, times=True))
-    outcome = call_outcome_described(status=log.status, verification=log.verification)
-    return format_html(
-        '<div class="tool-call" data-call="{}">{} <code>{}</code>'
-        "<ul><li>{}: {}</li><li>{}: {}</li><li>{}: {}</li><li>{}: {}</li>"
-        '<li>{}: <strong title="{}">{}</strong> / <span title="{}">{}</span></li>'
-        "<li>{}: {}</li><li>{}: {}</li>"
-        "<li>{}: {} · {} ms</li></ul></div>",
-        log.provider_call_id,
-        _tool_named(log.tool_name),
-        log.arguments_raw[:500],
-        gettext("offered"),
-        gettext("yes") if log.offered else gettext("no"),
-        gettext("valid"),
-        "—" if log.valid is None else (gettext("yes") if log.valid else gettext("no")),
-        gettext("duplicate of"),
-        log.duplicate_of_id or "—",
-        gettext("gated"),
-        gettext("yes") if log.gated else gettext("no"),
-        gettext("outcome"),
-        outcome.status,
-        outcome.status_label,
-        outcome.verification,
-        outcome.verification_label,
-        gettext("handoff"),
-        handoffs or "—",
-        gettext("attempts"),
-        log.attempts,
-        gettext("steps"),
-        steps,
-        "—" if log.duration_ms is None else log.duration_ms,
-    )
+def _calls(
+    message: Message, logs: dict[tuple[str, str], list[ToolCallLog]]
+) -> list[dict[str, Any]]:
+    """A message's tool calls as the timeline shows them: each log row of a call
+    with its outcome, steps and handoffs in words; a call without a row by its
+    tool's name."""
+    calls: list[dict[str, Any]] = []
+    for call in message.content.get("tool_calls", []):
+        rows = logs.get((str(message.pk), call["id"]))
+        if not rows:
+            calls.append({"name": str(call["name"]), "log": None})
+        for log in rows or []:
+            calls.append(
+                {
+                    "name": log.tool_name,
+                    "log": log,
+                    "outcome": call_outcome_described(
+                        status=log.status, verification=log.verification
+                    ),
+                    "steps": " → ".join(call_steps_described(log.steps, times=True)),
+                    "handoffs": ", ".join(str(h.pk) for h in log.handoffs.all()),
+                }
+            )
+    return calls

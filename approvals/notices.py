@@ -52,11 +52,11 @@ def notices_mail(*, role_id: int, now: datetime.datetime | None = None) -> float
     )
     if role is None:
         return 0
-    waiting = StaffNotice.objects.filter(
+    unsent = StaffNotice.objects.filter(
         role_id=role_id, status=StaffNotice.Status.WAITING
     )
     if not role.email_notifications or not role.user.email or not role.user.is_active:
-        waiting.update(status=StaffNotice.Status.DROPPED)
+        unsent.update(status=StaffNotice.Status.DROPPED)
         return 0
     if role.quiet_at(now):
         return 0  # the sweep mails them once the quiet hours are over
@@ -72,7 +72,7 @@ def notices_mail(*, role_id: int, now: datetime.datetime | None = None) -> float
         if last is not None and now - last < MAIL_EVERY:
             return (MAIL_EVERY - (now - last)).total_seconds()
         free = (
-            waiting.filter(
+            unsent.filter(
                 Q(claimed_at__isnull=True) | Q(claimed_at__lte=now - CLAIM_LEASE)
             )
             .select_related(

@@ -171,12 +171,12 @@ def inbox(request: HtmxHttpRequest) -> HttpResponse:
         status = State.PENDING
     if tool not in TOOL_TITLES:
         tool = ""  # a filter no inbox knows (or a NUL character) filters nothing
-    before = request.GET.get("before", "")
-    page = pending_actions_for_staff(user=user, status=status, tool=tool, before=before)
+    cursor = request.GET.get("cursor", "")
+    page = pending_actions_for_staff(user=user, status=status, tool=tool, cursor=cursor)
     context = {
         "rows": _rows(page.rows),
         "older": page.older,
-        "before": before,
+        "cursor": cursor,
         "status": status,
         "tool": tool,
         "statuses": State.choices,
@@ -291,8 +291,8 @@ def handoffs(request: HtmxHttpRequest) -> HttpResponse:
     status = request.GET.get("status", Handoff.Status.OPEN)
     if status and status not in Handoff.Status.values:
         status = Handoff.Status.OPEN
-    before = request.GET.get("before", "")
-    page = handoffs_for_staff(user=user, status=status, before=before)
+    cursor = request.GET.get("cursor", "")
+    page = handoffs_for_staff(user=user, status=status, cursor=cursor)
     cases = page.rows
     excerpts = _excerpts([_turn_of(h) for h in cases])
     context = {
@@ -311,7 +311,7 @@ def handoffs(request: HtmxHttpRequest) -> HttpResponse:
             for h in cases
         ],
         "older": page.older,
-        "before": before,
+        "cursor": cursor,
         "status": status,
         "resolutions": Handoff.Resolution.choices,
         "refresh_seconds": INBOX_REFRESH_SECONDS,

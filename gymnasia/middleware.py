@@ -10,7 +10,7 @@ Django's own middleware, under ASGI, hands each of its hooks to a thread and bac
 a turn's cost). The ones below run their hooks on the event loop when the hook only
 computes from the request and the response (headers, cookies, the URL resolver), and
 in a thread, as Django does, when it may read or write the database: a session or
-messages that the request changed. Measured again on 2026-12-03 with
+messages that the request changed. Measured with
 ``tests/bench/bench_turns.py`` (200 concurrent turns, PostgreSQL, three runs of
 three rounds, alternated): with Django's own classes 2.81-3.09 s and 16.6-17.7 ms
 of web CPU a turn, with these 2.46-2.64 s and 13.8-15.4 ms; the target is under

@@ -30,13 +30,12 @@ from agents.providers.base import (
     UserText,
 )
 from agents.providers.wire import (
+    SdkProvider,
     encoded_once,
-    json_body,
     json_dumps,
     json_object,
     redacted,
     retry_after_seconds,
-    sdk_errors_translated,
     status_failure,
 )
 from tools.types import ToolCall, ToolSpec
@@ -61,67 +60,28 @@ _STREAM_ERROR_KINDS: dict[str, ErrorKind] = {
 }
 
 
-class AnthropicProvider:
+class AnthropicProvider(SdkProvider):
     """The Anthropic Messages API behind the neutral ``Provider`` interface.
 
     Each step's ``max_tokens`` is the request's ``max_output_tokens`` (the agent's
-    setting). The SDK never retries (``max_retries=0``): the turn loop owns
-    retries. With ``base_url=None`` the SDK reads ``ANTHROPIC_BASE_URL``.
+    setting). With ``base_url=None`` the SDK reads ``ANTHROPIC_BASE_URL``.
     """
 
     name = "anthropic"
 
-    def __init__(
-        self,
-        *,
-        api_key: str,
-        model: str,
-        base_url: str | None = None,
-        timeout: float = 60.0,
-        streaming: bool = True,
-        http_client: Any | None = None,
-    ) -> None:
-        self.model = model
-        self.streaming = streaming
-        self._api_key = api_key
-        self._client = anthropic.AsyncAnthropic(
-            api_key=api_key,
-            base_url=base_url,
-            max_retries=0,
-            timeout=timeout,
-            http_client=http_client,
-        )
-
-    async def aclose(self) -> None:
-        """Close the SDK client's connection pool."""
-        await self._client.close()
-
-    def stream(self, request: ModelRequest) -> AsyncGenerator[ProviderEvent, None]:
-        """Stream one step; SDK and transport errors become ``ProviderError``.
-
-        Mid-stream transport failures arrive as raw ``httpx2`` exceptions (the SDK
-        does not wrap them), so those are caught too."""
-        return sdk_errors_translated(
-            self._events(request), (anthropic.APIError, httpx2.HTTPError), self._failure
-        )
+    sdk_client = anthropic.AsyncAnthropic
+    sdk_errors = (anthropic.APIError, httpx2.HTTPError)
+    _client: anthropic.AsyncAnthropic
 
     async def _events(
         self, request: ModelRequest
     ) -> AsyncGenerator[ProviderEvent, None]:
-        fields: dict[str, Any] = {
-            "model": request.model or self.model,
-            "max_tokens": request.max_output_tokens,
-            "stream": self.streaming,
-        }
-        if request.instructions:
-            fields["system"] = request.instructions
-        lists = {}
-        if request.tools:
-            lists["tools"] = [
-                encoded_once(spec, _STATE_KEY, _tool_json) for spec in request.tools
-            ]
-        lists["messages"] = _messages(request.history)
-        body = json_body(fields, lists)
+        body = self._request_body(
+            request,
+            names=("max_tokens", "system"),
+            tool_json=_tool_json,
+            history=("messages", _messages(request.history)),
+        )
         if not self.streaming:
             message: Message = await self._post(body, stream=False)
             if message.stop_reason not in _FINISHED:

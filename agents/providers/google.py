@@ -32,10 +32,10 @@ from agents.providers.base import (
     UserText,
 )
 from agents.providers.wire import (
+    SdkProvider,
     json_object,
     redacted,
     retry_after_seconds,
-    sdk_errors_translated,
     status_failure,
 )
 from tools.types import ToolCall, ToolSpec
@@ -50,7 +50,7 @@ _STATE_KEY = "google"
 _REPLAYED_SIGNATURE = base64.urlsafe_b64decode("skip_thought_signature_validator")
 
 
-class GoogleProvider:
+class GoogleProvider(SdkProvider):
     """Gemini ``generateContent`` behind the neutral ``Provider`` interface.
 
     The ``genai.Client`` is kept for the adapter's lifetime (a dropped client
@@ -60,38 +60,25 @@ class GoogleProvider:
 
     name = "google"
 
-    def __init__(
-        self,
-        *,
-        api_key: str,
-        model: str,
-        base_url: str | None = None,
-        timeout: float = 60.0,
-        streaming: bool = True,
-    ) -> None:
-        self.model = model
-        self.streaming = streaming
-        self._api_key = api_key
-        self._client = genai.Client(
+    sdk_errors = (errors.APIError, httpx2.HTTPError)
+    _client: genai.Client
+
+    def _client_new(
+        self, *, api_key: str, base_url: str | None, timeout: float, http_client: Any
+    ) -> genai.Client:
+        return genai.Client(
             vertexai=False,
             api_key=api_key,
             http_options=types.HttpOptions(
-                base_url=base_url, timeout=max(1, round(timeout * 1000))
+                base_url=base_url,
+                timeout=max(1, round(timeout * 1000)),
+                httpx_async_client=http_client,
             ),
         )
 
     async def aclose(self) -> None:
         """Close the SDK client's async transport."""
         await self._client.aio.aclose()
-
-    def stream(self, request: ModelRequest) -> AsyncGenerator[ProviderEvent, None]:
-        """Stream one step; SDK and transport errors become ``ProviderError``.
-
-        Timeouts and refused connections arrive as raw ``httpx2`` exceptions (the
-        SDK does not wrap them)."""
-        return sdk_errors_translated(
-            self._events(request), (errors.APIError, httpx2.HTTPError), self._failure
-        )
 
     async def _events(
         self, request: ModelRequest

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncGenerator, Mapping
+from contextlib import aclosing
 from typing import Any, cast
 
 import httpx2
@@ -32,12 +33,11 @@ from agents.providers.base import (
 )
 from agents.providers.wire import (
     MAX_MESSAGE,
+    SdkProvider,
     encoded_once,
-    json_body,
     json_dumps,
     redacted,
     retry_after_seconds,
-    sdk_errors_translated,
     status_failure,
 )
 from tools.types import ToolCall, ToolSpec
@@ -54,77 +54,49 @@ _STREAM_FAILURES: dict[str, ErrorKind] = {
 }
 
 
-class OpenAIProvider:
-    """The OpenAI Responses API behind the neutral ``Provider`` interface.
-
-    The SDK never retries (``max_retries=0``): the turn loop owns retries. With
+class OpenAIProvider(SdkProvider):
+    """The OpenAI Responses API behind the neutral ``Provider`` interface. With
     ``base_url=None`` the SDK falls back to ``OPENAI_BASE_URL``, then its default.
     """
 
     name = "openai"
 
-    def __init__(
-        self,
-        *,
-        api_key: str,
-        model: str,
-        base_url: str | None = None,
-        timeout: float = 60.0,
-        streaming: bool = True,
-        http_client: Any | None = None,
-    ) -> None:
-        self.model = model
-        self.streaming = streaming
-        self._api_key = api_key
-        self._client = openai.AsyncOpenAI(
-            api_key=api_key,
-            base_url=base_url or None,
-            max_retries=0,
-            timeout=timeout,
-            http_client=http_client,
-        )
-
-    async def aclose(self) -> None:
-        """Close the SDK client's connection pool."""
-        await self._client.close()
-
-    def stream(self, request: ModelRequest) -> AsyncGenerator[ProviderEvent, None]:
-        """Stream one step; SDK and transport errors become ``ProviderError``."""
-        return sdk_errors_translated(
-            self._events(request), (openai.APIError, httpx2.HTTPError), self._failure
-        )
+    sdk_client = openai.AsyncOpenAI
+    sdk_errors = (openai.APIError, httpx2.HTTPError)
+    _client: openai.AsyncOpenAI
 
     async def _events(
         self, request: ModelRequest
     ) -> AsyncGenerator[ProviderEvent, None]:
-        fields: dict[str, Any] = {
-            "model": request.model or self.model,
-            "max_output_tokens": request.max_output_tokens,
-            "stream": self.streaming,
-        }
-        if request.instructions:
-            fields["instructions"] = request.instructions
-        lists = {}
-        if request.tools:
-            lists["tools"] = [
-                encoded_once(spec, _STATE_KEY, _tool_json) for spec in request.tools
-            ]
-        lists["input"] = [
-            encoded_once(e, _STATE_KEY, _input_json) for e in request.history
-        ]
-        body = json_body(fields, lists)
-        if not self.streaming:
-            response: Response = await self._create(body, stream=False)
-            if response.status != "completed":
-                raise ProviderError(
-                    "cut_off", _unfinished(response.model_dump(mode="json"))
-                )
-            output = [_dump(item) for item in response.output]
-            if response.output_text:
-                yield TextDelta(response.output_text)
-            yield _step_done(response.output_text, output)
-            return
+        body = self._request_body(
+            request,
+            names=("max_output_tokens", "instructions"),
+            tool_json=_tool_json,
+            history=(
+                "input",
+                [encoded_once(e, _STATE_KEY, _input_json) for e in request.history],
+            ),
+        )
+        events = self._streamed(body) if self.streaming else self._answered(body)
+        async with aclosing(events):
+            async for event in events:
+                yield event
 
+    async def _answered(self, body: bytes) -> AsyncGenerator[ProviderEvent, None]:
+        """A step asked for without streaming: its text, then the step."""
+        response: Response = await self._create(body, stream=False)
+        if response.status != "completed":
+            raise ProviderError(
+                "cut_off", _unfinished(response.model_dump(mode="json"))
+            )
+        output = [_dump(item) for item in response.output]
+        if response.output_text:
+            yield TextDelta(response.output_text)
+        yield _step_done(response.output_text, output)
+
+    async def _streamed(self, body: bytes) -> AsyncGenerator[ProviderEvent, None]:
+        """A streamed step: its text as it arrives, then the step once
+        ``response.completed`` arrives; a failed or unfinished stream raises."""
         # Events arrive as the JSON the server sent: building an SDK model of
         # every event (one per few characters of text) costs more than the rest
         # of the turn's own work.
@@ -159,20 +131,8 @@ class OpenAIProvider:
                         items[index] for index in sorted(items)
                     ]
                     done = _step_done("".join(text), output)
-                elif kind == "response.failed":
-                    error = event["response"].get("error") or {}
-                    raise ProviderError(
-                        _STREAM_FAILURES.get(str(error.get("code")), "cut_off"),
-                        _unfinished(event["response"]),
-                    )
-                elif kind == "response.incomplete":
-                    raise ProviderError("cut_off", _unfinished(event["response"]))
-                elif kind == "error":
-                    raise ProviderError(
-                        _STREAM_FAILURES.get(str(event.get("code")), "cut_off"),
-                        f"openai: error event mid-stream ({event.get('code')}): "
-                        f"{str(event.get('message'))[:MAX_MESSAGE]}",
-                    )
+                else:
+                    _raise_if_failed(event)
         # Read to its end, the stream closes itself and the SDK's generators with
         # it; stopping early would leave each to the garbage collector, which
         # closes them later in tasks of their own.
@@ -298,6 +258,26 @@ def _step_done(text: str, output: list[dict[str, Any]]) -> StepDone:
     return StepDone(
         text=text, tool_calls=calls, provider_state={_STATE_KEY: {"output": output}}
     )
+
+
+def _raise_if_failed(event: dict[str, Any]) -> None:
+    """A stream event that ends the step unfinished raises its ``ProviderError``:
+    a rate limit or server fault as that failure, anything else as ``cut_off``."""
+    kind = event.get("type")
+    if kind == "response.failed":
+        error = event["response"].get("error") or {}
+        raise ProviderError(
+            _STREAM_FAILURES.get(str(error.get("code")), "cut_off"),
+            _unfinished(event["response"]),
+        )
+    if kind == "response.incomplete":
+        raise ProviderError("cut_off", _unfinished(event["response"]))
+    if kind == "error":
+        raise ProviderError(
+            _STREAM_FAILURES.get(str(event.get("code")), "cut_off"),
+            f"openai: error event mid-stream ({event.get('code')}): "
+            f"{str(event.get('message'))[:MAX_MESSAGE]}",
+        )
 
 
 def _dump(item: Any) -> dict[str, Any]:

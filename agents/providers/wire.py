@@ -1,4 +1,4 @@
-"""What the adapters share: how long a provider asks us to wait and error text that
+"""What the adapters share: their SDK client's lifetime (``SdkProvider``); how long a provider asks us to wait and error text that
 is safe to keep (short, without the key), read off an HTTP answer; and request
 bodies spliced from history items encoded once."""
 
@@ -16,7 +16,12 @@ from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 from typing import Any, Protocol, TypeVar, cast
 
-from agents.providers.base import ProviderError, ProviderEvent
+from agents.providers.base import (
+    ModelRequest,
+    ProviderError,
+    ProviderEvent,
+)
+from tools.types import ToolSpec
 
 T = TypeVar("T")
 E = TypeVar("E", bound="Encodable")
@@ -132,3 +137,93 @@ def json_body(fields: Mapping[str, Any], lists: Mapping[str, Iterable[bytes]]) -
             body += b","
         body += json_dumps(name) + b":[" + b",".join(p for p in encoded if p) + b"]"
     return body + b"}"
+
+
+class SdkProvider:
+    """What the SDK adapters share: the model, whether to stream, the key (kept to
+    redact it from error text) and the SDK's async client, kept for the adapter's
+    lifetime and closed with it.
+
+    The client never retries (``max_retries=0``): the turn loop owns retries.
+    With ``base_url=None`` the SDK reads its own environment variable, then its
+    default. An adapter names its SDK's client class, or builds the client itself
+    where the SDK takes other arguments."""
+
+    name: str
+    sdk_client: Callable[..., Any]
+    #: The SDK's errors, and the transport's that arrive unwrapped mid-stream.
+    sdk_errors: tuple[type[Exception], ...]
+
+    def __init__(
+        self,
+        *,
+        api_key: str,
+        model: str,
+        base_url: str | None = None,
+        timeout: float = 60.0,
+        streaming: bool = True,
+        http_client: Any | None = None,
+    ) -> None:
+        self.model = model
+        self.streaming = streaming
+        self._api_key = api_key
+        self._client = self._client_new(
+            api_key=api_key, base_url=base_url, timeout=timeout, http_client=http_client
+        )
+
+    def _client_new(
+        self, *, api_key: str, base_url: str | None, timeout: float, http_client: Any
+    ) -> Any:
+        return self.sdk_client(
+            api_key=api_key,
+            base_url=base_url or None,
+            max_retries=0,
+            timeout=timeout,
+            http_client=http_client,
+        )
+
+    async def aclose(self) -> None:
+        """Close the SDK client's connection pool."""
+        await self._client.close()
+
+    def stream(self, request: ModelRequest) -> AsyncGenerator[ProviderEvent, None]:
+        """Stream one step; the SDK's and the transport's errors become
+        ``ProviderError``."""
+        return sdk_errors_translated(
+            self._events(request), self.sdk_errors, self._failure
+        )
+
+    def _events(self, request: ModelRequest) -> AsyncGenerator[ProviderEvent, None]:
+        raise NotImplementedError
+
+    def _failure(self, exc: Exception) -> ProviderError:
+        raise NotImplementedError
+
+    def _request_body(
+        self,
+        request: ModelRequest,
+        *,
+        names: tuple[str, str],
+        tool_json: Callable[[ToolSpec], bytes],
+        history: tuple[str, Iterable[bytes]],
+    ) -> bytes:
+        """A step's request body: the model, the output token limit and whether
+        to stream, the instructions, each under the provider's name for it
+        (``names``), its tools each encoded once, then its history under
+        ``history``'s name."""
+        tokens, instructions = names
+        fields: dict[str, Any] = {
+            "model": request.model or self.model,
+            tokens: request.max_output_tokens,
+            "stream": self.streaming,
+        }
+        if request.instructions:
+            fields[instructions] = request.instructions
+        lists: dict[str, Iterable[bytes]] = {}
+        if request.tools:
+            lists["tools"] = [
+                encoded_once(spec, self.name, tool_json) for spec in request.tools
+            ]
+        name, encoded = history
+        lists[name] = encoded
+        return json_body(fields, lists)

@@ -252,12 +252,12 @@ def test_a_long_conversation_opens_at_its_newest_messages_a_page_at_a_time(
 
     assert _texts(newest) == [f"m{n}" for n in range(151, 251)]
     assert "Messages 151–250 of 250" in newest
-    assert 'href="?page=2" class="earlier"' in newest and 'class="later"' not in newest
+    assert 'href="?page=2" class="older"' in newest and 'class="newer"' not in newest
     assert _texts(middle) == [f"m{n}" for n in range(51, 151)]
-    assert 'href="?page=3" class="earlier"' in middle
-    assert 'href="?page=1" class="later"' in middle
+    assert 'href="?page=3" class="older"' in middle
+    assert 'href="?page=1" class="newer"' in middle
     assert _texts(oldest) == [f"m{n}" for n in range(1, 51)]
-    assert "Messages 1–50 of 250" in oldest and 'class="earlier"' not in oldest
+    assert "Messages 1–50 of 250" in oldest and 'class="older"' not in oldest
     # A page that is not one opens the newest or the last.
     assert _texts(client.get(f"{url}?page=x").content.decode()) == _texts(newest)
     assert _texts(client.get(f"{url}?page=9").content.decode()) == _texts(oldest)

@@ -75,16 +75,16 @@ def test_a_page_of_older_requests_refreshes_as_itself(staff_client, world):
 
 
 @pytest.mark.parametrize(
-    "before", ["not-a-key", "00000000-0000-0000-0000-000000000000"]
+    "cursor", ["not-a-key", "00000000-0000-0000-0000-000000000000"]
 )
-def test_a_page_asked_after_a_row_no_list_has_is_the_first(staff_client, world, before):
+def test_a_page_asked_after_a_row_no_list_has_is_the_first(staff_client, world, cursor):
     """A key that is no row of the list (crafted, or another gym's) shows the
     first page, never a server error."""
     action = request_freeze(world)
     theirs = request_freeze(build_world())
 
-    for key in (before, str(theirs.pk)):
-        page = staff_client.get("/inbox/", {"before": key}).content.decode()
+    for key in (cursor, str(theirs.pk)):
+        page = staff_client.get("/inbox/", {"cursor": key}).content.decode()
         assert _shown(page, "action") == [str(action.pk)]
 
 

@@ -551,7 +551,7 @@ def test_widget_shows_earlier_messages_page_by_page(app, browser):
     frame = widget(page)  # open still: the page keeps the panel as it was
     shown = frame.locator("#log li", has_text="Mensaje antiguo")
     expect(shown).to_have_count(50, timeout=20_000)
-    earlier = frame.locator("#earlier")
+    earlier = frame.locator("#older-messages")
     expect(earlier).to_have_text("Mostrar mensajes anteriores")
 
     earlier.click()

@@ -33,7 +33,7 @@
   var putBack = null;        // a message's text put back in the box, not known to have arrived
 
   $("greeting").textContent = S.greeting;
-  $("earlier").textContent = S.earlier;
+  $("older-messages").textContent = S.older_messages;
 
   // ---- talking to the gym's page ------------------------------------------------
 
@@ -128,7 +128,7 @@
     S = config.strings[code];
     document.documentElement.lang = code;
     $("greeting").textContent = S.greeting;
-    $("earlier").textContent = S.earlier;
+    $("older-messages").textContent = S.older_messages;
     closeButton.setAttribute("aria-label", S.close);
     logRegion.setAttribute("aria-label", S.conversation);
     $("text-label").textContent = S.placeholder;
@@ -369,15 +369,15 @@
   }
 
   // A message in the log: as `echoed` (the member's own, shown while sending),
-  // else before `before`, else last.
-  function addMessage(message, echoed, before) {
+  // else in front of `nextNode`, else last.
+  function addMessage(message, echoed, nextNode) {
     if (shown[message.id]) return;
     count += 1;
     if (echoed && echoed.parentNode) {
       shown[message.id] = becomeStored(echoed, message);
     } else {
       shown[message.id] = messageElement(message);
-      log.insertBefore(shown[message.id], before || null);
+      log.insertBefore(shown[message.id], nextNode || null);
     }
     if (message.role !== "member" && alertUntilReply) clearAlert();
     // A text put back after a lost connection is seen to have arrived (the history
@@ -458,7 +458,7 @@
   function loadHistory() {
     loading = fetchMessages(null, true).then(function (ok) {
       loading = null;
-      if (!ok) expire(S.expired_earlier);
+      if (!ok) expire(S.expired_conversation);
     });
     return loading;
   }
@@ -497,11 +497,11 @@
 
   function showEarlier(oldest) {
     firstId = oldest;
-    $("earlier").hidden = !oldest;
+    $("older-messages").hidden = !oldest;
   }
 
   // The page just before the oldest message shown, put above it in order.
-  $("earlier").addEventListener("click", function () {
+  $("older-messages").addEventListener("click", function () {
     if (!session || !firstId) return;
     var url = config.api + "/conversations/" + encodeURIComponent(session.conversation) +
       "/messages?before=" + encodeURIComponent(firstId);
@@ -550,7 +550,7 @@
     // Not while the history kept from before a reload is being read: that is this look.
     if (session && !busy && !loading && document.visibilityState !== "hidden") {
       fetchMessages(lastId).then(function (ok) {
-        if (!ok && !busy) expire(S.expired_earlier);
+        if (!ok && !busy) expire(S.expired_conversation);
       });
     }
   }
