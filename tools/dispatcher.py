@@ -36,10 +36,9 @@ from gymnasia.errors import InvalidValue, NotFound
 from gymnasia.text import storable_text, text_storable
 from tools.calls import tool_call_claim, tool_call_start_approved
 from tools.canonical import action_key, canonical_arguments
+from tools.context import CallContext, Trace
 from tools.execution import (
     MODEL_LANGUAGE,
-    CallContext,
-    Trace,
     checked_before_approval,
     execute_and_verify,
     finish_call,

@@ -11,8 +11,6 @@ from __future__ import annotations
 import functools
 import time
 import uuid
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
 from django.db import transaction
@@ -28,7 +26,7 @@ from tenacity import (
 from gymnasia.errors import Conflict, InvalidValue, NotFound
 from gymnasia.gyms.models import Business, Member
 from tools.calls import MAX_ATTEMPTS, tool_call_late, tool_call_record
-from tools.integrations import client_for
+from tools.context import CallContext, ClientFactory, Trace, configured_clients
 from tools.integrations.errors import (
     IntegrationFailed,
     IntegrationUnavailable,
@@ -39,10 +37,7 @@ from tools.models import Handoff, ToolCallLog
 from tools.registry import (
     HandlerContext,
     Tool,
-    ToolRegistry,
-    published_registry,
 )
-from tools.selection import ToolPolicy
 from tools.selectors import tool_calls_waiting_arguments
 from tools.services import handoff_create, unknown_outcome_result
 from tools.types import (
@@ -70,44 +65,6 @@ RETRY_BACKOFF_SECONDS = (0.05, 0.2)
 #: a write only when it provably never arrived (a timeout proves nothing).
 RETRIED_READ_ERRORS = (NotDelivered, IntegrationUnavailable, OutcomeUnknown)
 RETRIED_WRITE_ERRORS = (NotDelivered,)
-
-
-ClientFactory = Callable[[str, Business], Any]
-
-
-@dataclass(frozen=True)
-class CallContext:
-    """Who is calling and what this turn offers; fixed for the turn (R2)."""
-
-    business: Business
-    member: Member | None
-    conversation_key: str
-    offered: Mapping[str, ToolPolicy]
-    message_key: str = ""
-    #: The member's message whose turn proposed the call (``again``: R7).
-    turn_key: str = ""
-    registry: ToolRegistry = field(default_factory=published_registry)
-    clients: ClientFactory = client_for
-    #: When given, the log row of a call that never acted (a read, or a call refused
-    #: before it ran) is put here instead of written, for the caller to write with
-    #: the rest of its turn's step in one transaction. A write's row is always
-    #: stored as it is claimed, before it runs.
-    unstored_logs: list[ToolCallLog] | None = None
-
-
-class Trace:
-    """The steps of one call, with milliseconds since the call arrived."""
-
-    def __init__(self) -> None:
-        self.started = time.perf_counter()
-        self.steps: list[dict[str, Any]] = []
-
-    def step(self, name: str, **details: Any) -> None:
-        elapsed = round((time.perf_counter() - self.started) * 1000, 3)
-        self.steps.append({"step": name, "ms": elapsed, **details})
-
-    def elapsed_ms(self) -> float:
-        return round((time.perf_counter() - self.started) * 1000, 3)
 
 
 def execute_and_verify(
@@ -369,7 +326,7 @@ def write_checked(
     conversation_key: str,
     action_id: uuid.UUID,
     action_key: str,
-    clients: ClientFactory = client_for,
+    clients: ClientFactory | None = None,
 ) -> None:
     """Run a write's check, if it has one, against the integration now, able to
     read the member's other requests of the tool that wait for staff (all but
@@ -377,6 +334,7 @@ def write_checked(
     integration's unavailability)."""
     if tool.check is None:
         return
+    clients = clients or configured_clients()
     client = clients(tool.integration, business) if tool.integration else None
     waiting = functools.partial(
         tool_calls_waiting_arguments,
