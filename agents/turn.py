@@ -16,6 +16,10 @@ Read top to bottom, ``turn_run`` is the whole loop (R1, R3, R10, R11):
 
 Events for a streaming client: ``delta``, ``discard``, ``message``, ``error``, and
 the caller sends ``done`` last.
+
+The loop and the turn's hold on its conversation are here; a step streamed is
+``agents.turn_stream``'s, a step's tool calls ``agents.turn_tools``', and the
+turn's state and the rows it stores ``agents.turn_rows``'.
 """
 
 from __future__ import annotations
@@ -23,9 +27,7 @@ from __future__ import annotations
 import asyncio
 import time
 import uuid
-from collections.abc import Awaitable, Callable
-from contextlib import aclosing
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from typing import Any
 
 from django.db import transaction
@@ -33,22 +35,15 @@ from django.utils.translation import gettext, override
 
 from agents import limits
 from agents.assistant import HANDOFF_TOOL, instructions_for, provider_for
-from agents.conversations import (
-    conversation_history,
-    message_add,
-    message_json,
-    messages_insert,
-)
+from agents.conversations import conversation_history, message_add, message_json
 from agents.database import db_call
 from agents.models import Conversation, Message
 from agents.providers.base import (
     AssistantStep,
-    HistoryItem,
     ModelRequest,
     Provider,
     ProviderError,
     StepDone,
-    TextDelta,
     ToolResults,
 )
 from agents.serial import (
@@ -57,66 +52,21 @@ from agents.serial import (
     conversation_turn_release,
     conversation_turn_take,
 )
-from agents.verdict import counts_for_verdict, verdict_cases, verdict_prefix
-from gymnasia.text import storable_json, storable_text
-from tools.dispatcher import CallContext, dispatch_tool_call
-from tools.models import ToolCallLog
-from tools.selection import ToolSelection, offered_tools
+from agents.turn_rows import (
+    StepRows,
+    TurnState,
+    let_go,
+    message_store,
+    results_message,
+    rows_store,
+)
+from agents.turn_stream import Emit, ignore, stream_step
+from agents.turn_tools import tools_run
+from agents.verdict import verdict_cases, verdict_prefix
+from tools.selection import offered_tools
 from tools.types import ToolCall, ToolResult, ToolSpec
 
-Emit = Callable[[str, dict[str, Any]], Awaitable[None]]
-MAX_PROVIDER_ATTEMPTS = 3
-RETRYABLE = ("rate_limited", "overloaded", "unavailable")
 HANDOFFS_USED_UP = "too many requests for a person from this place this minute"
-
-
-async def _ignore(name: str, data: dict[str, Any]) -> None:
-    return None
-
-
-@dataclass
-class StepRows:
-    """The rows one step leaves: the step, its results, and its calls' log rows
-    that were not stored as they ran."""
-
-    step: Message
-    results: Message
-    logs: list[ToolCallLog]
-
-
-@dataclass
-class TurnState:
-    conversation: Conversation
-    selection: ToolSelection
-    history: list[HistoryItem]
-    #: The turn's calls of write tools and their results, which R10 judges (reads
-    #: never count, and a turn may make hundreds).
-    writes: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
-    messages: list[Message] = field(default_factory=list)
-    #: The member's message the turn answers (a write's ``again`` is honoured
-    #: once per such message: R7).
-    turn_key: str = ""
-    #: Who holds the conversation's turn for this turn (``agents.serial``), and
-    #: since when (``time.monotonic()``) it was last taken or renewed.
-    holder: str = ""
-    held_since: float = field(default_factory=time.monotonic)
-    #: What the turn says when the model cannot answer, after any verdict (a
-    #: member's turn: that the assistant is unavailable).
-    unanswered: str = ""
-    #: What the turn's step and reply tell of, beyond the member's message.
-    about: dict[str, Any] = field(default_factory=dict)
-    #: An anonymous visitor's address (for the limit on asking for a person).
-    address: str = ""
-    #: Rows of steps none of whose calls could act (reads, calls refused before
-    #: running), kept until the turn next writes anything: the whole turn's steps
-    #: then cost one transaction rather than one each.
-    waiting: list[StepRows] = field(default_factory=list)
-
-    def waiting_taken(self) -> list[StepRows]:
-        """The waiting rows, handed to whoever writes them next (called on the
-        event loop, so that no two pieces of database work get the same rows)."""
-        rows, self.waiting = self.waiting, []
-        return rows
 
 
 def _prepare(
@@ -159,46 +109,6 @@ def _prepare(
     return state, member_message, instructions
 
 
-def _dispatch(
-    state: TurnState, call: ToolCall, message: Message, unstored: list[ToolCallLog]
-) -> ToolResult:
-    context = CallContext(
-        business=state.conversation.business,
-        member=state.conversation.member,
-        conversation_key=str(state.conversation.pk),
-        message_key=str(message.pk) if message.pk else "",
-        turn_key=state.turn_key,
-        offered=state.selection.offered,
-        unstored_logs=unstored,
-    )
-    return dispatch_tool_call(call, context)
-
-
-def _store(
-    state: TurnState,
-    waiting: list[StepRows],
-    role: str,
-    text: str,
-    content: dict[str, Any],
-    *,
-    last: bool = False,
-) -> Message:
-    """A message of the turn, in the statement that writes the steps' rows still
-    waiting, after them; the ``last`` of the turn lets go of its conversation."""
-    message = Message(
-        conversation=state.conversation, role=role, text=text, content=content
-    )
-    if last:
-        with transaction.atomic():  # the reply and the hold's end together
-            _rows_store(waiting, last=message)
-            _let_go(state)
-    else:
-        _rows_store(waiting, last=message)
-    if role in Message.VISIBLE:
-        state.messages.append(message)
-    return message
-
-
 def _hold_due(state: TurnState) -> bool:
     return bool(state.holder) and (
         time.monotonic() - state.held_since > TURN_RENEW_AFTER
@@ -216,30 +126,8 @@ def _hold_renewed(state: TurnState) -> None:
         state.held_since = time.monotonic()
 
 
-def _let_go(state: TurnState) -> None:
-    """The turn is over: the conversation's next turn may begin."""
-    if state.holder:
-        conversation_turn_release(
-            conversation_id=state.conversation.pk, holder=state.holder
-        )
-        state.holder = ""
-
-
-def _rows_store(rows: list[StepRows], last: Message | None = None) -> None:
-    """Steps' rows, then ``last``, in order, each log row pointing at its step;
-    whole or not at all, in the caller's transaction if there is one
-    (``messages_insert``)."""
-    messages = [m for r in rows for m in (r.step, r.results) if m.pk is None]
-    if last is not None:
-        messages.append(last)
-    if not messages:
-        return
-    logs = [log for r in rows for log in r.logs]
-    messages_insert(messages, logs, [r.step for r in rows for _ in r.logs])
-
-
 async def turn_run(
-    conversation: Conversation, text: str, emit: Emit = _ignore, *, address: str = ""
+    conversation: Conversation, text: str, emit: Emit = ignore, *, address: str = ""
 ) -> list[Message]:
     """Run one turn; return the visible messages it added, the member's first.
     It waits for a turn of the conversation still running (``agents.serial``).
@@ -290,7 +178,7 @@ async def turn_continue(
     instructions = instructions_for(
         conversation.agent, conversation, state.selection.offered
     )
-    await _run(state, instructions + STAFF_REVIEWED, _ignore)
+    await _run(state, instructions + STAFF_REVIEWED, ignore)
     return state.messages
 
 
@@ -324,7 +212,7 @@ def _continuation_prepare(
     )
     # The step and its result together: a history never holds one without the other.
     with transaction.atomic():
-        _rows_store([StepRows(step, _results_message(conversation, [result]), [])])
+        rows_store([StepRows(step, results_message(conversation, [result]), [])])
     return TurnState(
         conversation=conversation,
         selection=offered_tools(conversation.agent, conversation.member),
@@ -347,8 +235,8 @@ async def _run(state: TurnState, instructions: str, emit: Emit) -> None:
 
 
 def _rows_stored_and_let_go(state: TurnState, rows: list[StepRows]) -> None:
-    _rows_store(rows)
-    _let_go(state)
+    rows_store(rows)
+    let_go(state)
 
 
 async def _loop(
@@ -371,14 +259,14 @@ async def _loop(
             max_output_tokens=conversation.agent.max_output_tokens,
         )
         try:
-            step = await _stream_step(provider, request, prefix, emit)
+            step = await stream_step(provider, request, prefix, emit)
         except ProviderError as error:
             await _unavailable(state, prefix, error, emit)
             return
         if not step.tool_calls:
             reply = prefix + step.text
             message = await db_call(
-                _store,
+                message_store,
                 state,
                 state.waiting_taken(),
                 Message.Role.ASSISTANT,
@@ -400,49 +288,6 @@ async def _loop(
             return
         steps_left -= 1
         await _run_tools(state, step, emit)
-
-
-async def _stream_step(
-    provider: Provider, request: ModelRequest, prefix: str, emit: Emit
-) -> StepDone:
-    """One step, retried on transient provider errors; the verdict leads its text."""
-    for attempt in range(1, MAX_PROVIDER_ATTEMPTS + 1):
-        streamed = False
-        if prefix:
-            await emit("delta", {"text": prefix})
-            streamed = True
-        try:
-            async with aclosing(provider.stream(request)) as events:
-                # What the model writes is stored and read as it came, except for
-                # characters no database column takes (NUL, lone surrogates).
-                async for event in events:
-                    if isinstance(event, TextDelta) and event.text:
-                        await emit("delta", {"text": storable_text(event.text)})
-                        streamed = True
-                    elif isinstance(event, StepDone):
-                        text = storable_text(event.text)
-                        if not event.tool_calls and not text.strip():
-                            # Nothing to show nor to run: no answer, not a reply.
-                            raise ProviderError(
-                                "cut_off",
-                                "the provider's step had neither text nor calls",
-                            )
-                        return replace(event, text=text)
-            raise ProviderError(
-                "cut_off", "the provider ended the step without finishing it"
-            )
-        except ProviderError as error:
-            if streamed:
-                await emit("discard", {})
-            if error.kind not in RETRYABLE or attempt == MAX_PROVIDER_ATTEMPTS:
-                raise
-            wait = (
-                error.retry_after
-                if error.retry_after is not None
-                else 0.5 * 2 ** (attempt - 1)
-            )
-            await asyncio.sleep(min(max(wait, 0.0), 4.0))
-    raise ProviderError("unavailable", "no attempt left")  # pragma: no cover
 
 
 async def _run_tools(state: TurnState, step: StepDone, emit: Emit) -> None:
@@ -470,84 +315,10 @@ async def _run_tools(state: TurnState, step: StepDone, emit: Emit) -> None:
 def _tools_run(
     state: TurnState, step: StepDone, earlier: list[StepRows] | None
 ) -> tuple[list[ToolResult], StepRows | None, Message | None]:
-    """A step's database work in one go (one hand-off to a database thread costs
-    more than a query): each call through the dispatcher, then the step's rows.
-
-    A step that may act (it proposes an offered write; ``earlier`` then holds the
-    turn's waiting rows, maybe none) is stored before its calls run, after those
-    rows, so that a write's log row, stored as it is
-    claimed (R7, R9), points at it; its results follow at once. A step whose calls
-    cannot act leaves its rows to wait (returned) for the turn's next write."""
+    """The step's database work (``agents.turn_tools``), in one hand-off to the
+    database thread: the turn's hold renewed first, when due."""
     _hold_renewed(state)
-    # The calls are dispatched as the model proposed them (the dispatcher refuses
-    # what cannot be stored); the step is stored with such characters replaced.
-    step_message = Message(
-        conversation=state.conversation,
-        role=Message.Role.STEP,
-        text=step.text,
-        content=storable_json(
-            {
-                "tool_calls": [
-                    {"id": c.id, "name": c.name, "arguments": c.arguments}
-                    for c in step.tool_calls
-                ],
-                "provider_state": dict(step.provider_state),
-            }
-        ),
-    )
-    if earlier is not None:  # the step may act
-        _rows_store(earlier, last=step_message)
-    unstored: list[ToolCallLog] = []
-    results = []
-    for call in step.tool_calls:
-        result = _dispatch(state, call, step_message, unstored)
-        if counts_for_verdict(call.name):
-            state.writes.append((call.name, dict(result.payload)))
-        results.append(result)
-    rows = StepRows(
-        step_message, _results_message(state.conversation, results), unstored
-    )
-    if step_message.pk is None:
-        return results, rows, None
-    handed_over = any(
-        call.name == HANDOFF_TOOL and result.status == "ok"
-        for call, result in zip(step.tool_calls, results, strict=True)
-    )
-    with transaction.atomic():
-        _rows_store([rows])
-        notice = _handed_over_notice(state) if handed_over else None
-    if handed_over and state.conversation.member_id is None:
-        limits.anonymous_handoff_counted(
-            agent_id=state.conversation.agent_id, address=state.address
-        )
-    return results, None, notice
-
-
-def _results_message(conversation: Conversation, results: list[ToolResult]) -> Message:
-    return Message(
-        conversation=conversation,
-        role=Message.Role.TOOL_RESULTS,
-        content={
-            "results": [
-                {
-                    "call_id": r.call_id,
-                    "status": r.status,
-                    "payload": dict(r.payload),
-                    "is_error": r.is_error,
-                }
-                for r in results
-            ]
-        },
-    )
-
-
-def _handed_over_notice(state: TurnState) -> Message:
-    with override(state.conversation.language):
-        text = gettext(
-            "A member of the gym's staff will look at this conversation and answer "
-            "you here."
-        )
-    return _store(state, [], Message.Role.NOTICE, text, {"reason": "handoff"})
+    return tools_run(state, step, earlier)
 
 
 async def _unavailable(
@@ -563,7 +334,7 @@ async def _unavailable(
             )
         )
     message = await db_call(
-        _store,
+        message_store,
         state,
         state.waiting_taken(),
         Message.Role.NOTICE,
@@ -581,7 +352,7 @@ async def _out_of_steps(state: TurnState, prefix: str, emit: Emit) -> None:
             "I could not finish this request. Please try again, or ask to talk to a person."
         )
     message = await db_call(
-        _store,
+        message_store,
         state,
         state.waiting_taken(),
         Message.Role.NOTICE,

@@ -351,3 +351,6 @@ LOGGING = {
     },
 }
 TOOLS_EXECUTION_TIMEOUT = 10  # seconds a tool may run before it is stopped
+# The factory giving a tool call its integrations' clients (``tools.context``);
+# tests name one whose clients misbehave on purpose.
+TOOLS_CLIENTS = "tools.integrations.client_for"

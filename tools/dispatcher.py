@@ -36,10 +36,9 @@ from gymnasia.errors import InvalidValue, NotFound
 from gymnasia.text import storable_text, text_storable
 from tools.calls import tool_call_claim, tool_call_start_approved
 from tools.canonical import action_key, canonical_arguments
+from tools.context import CallContext, Trace
 from tools.execution import (
     MODEL_LANGUAGE,
-    CallContext,
-    Trace,
     checked_before_approval,
     execute_and_verify,
     finish_call,
@@ -69,6 +68,7 @@ MAX_DEPTH = 16
 TOO_DEEP = f"The arguments nest objects and lists more than {MAX_DEPTH} deep."
 UNSTORABLE = "Text in the arguments cannot hold NUL characters or lone surrogates."
 AGAIN = "again"
+NOT_OFFERED = "This tool is not available here."
 
 
 def dispatch_tool_call(call: ToolCall, context: CallContext) -> ToolResult:
@@ -83,113 +83,108 @@ def dispatch_tool_call(call: ToolCall, context: CallContext) -> ToolResult:
         tool_name=storable_text(call.name[:200]),
         arguments_raw=_raw_text(call.arguments),
     )
+
+    def finish(status: str, payload: dict[str, Any], tool: Tool | None) -> ToolResult:
+        return finish_call(context, log, trace, call, status, payload, tool=tool)
+
+    # 1. offered?
     tool = context.registry.get(call.name) if call.name in context.offered else None
     if tool is None or (tool.needs_member and context.member is None):
         trace.step("offered", offered=False)
-        return finish_call(
-            context,
-            log,
-            trace,
-            call,
-            UNKNOWN_TOOL,
-            {"message": "This tool is not available here."},
-        )
+        return finish(UNKNOWN_TOOL, {"message": NOT_OFFERED}, None)
     policy = context.offered[call.name]
     log.offered, log.effect = True, tool.effect
     trace.step("offered", offered=True, mode=policy.mode)
 
+    # 2. valid? The schema, then the owner's limit on the amount.
     arguments, refused = parse_arguments(tool, call.arguments)
     log.valid = arguments is not None
     trace.step("validated", valid=log.valid, errors=[r.reason for r in refused])
     if arguments is None:
-        return finish_call(
-            context,
-            log,
-            trace,
-            call,
-            INVALID_ARGUMENTS,
-            refused_payload(refused),
-            tool=tool,
-        )
+        return finish(INVALID_ARGUMENTS, refused_payload(refused), tool)
     # ``again`` asks for a new action, not another one: it is no part of its key.
     again = bool(arguments.pop(AGAIN, False)) and tool.declaration.repeatable
     log.arguments = arguments
     amount = amount_of(tool, arguments)
     if over_the_limit(amount, policy.max_amount):
         trace.step("limit", amount=str(amount), max_amount=str(policy.max_amount))
-        over = Refused(
-            f"The amount is above this gym's limit of {policy.max_amount}.",
-            "over_limit",
-            tool.declaration.amount_argument,
-            {"limit": str(policy.max_amount)},
-        )
-        return finish_call(
-            context,
-            log,
-            trace,
-            call,
-            INVALID_ARGUMENTS,
-            refused_payload([over]),
-            tool=tool,
-        )
+        return finish(INVALID_ARGUMENTS, _over_the_limit(tool, policy), tool)
 
-    if not tool.is_write:
-        return execute_and_verify(
-            tool=tool,
+    # 3. reads run now; writes go on.
+    if tool.is_write:
+        log.action_key = action_key(
+            business_id=context.business.pk,
+            conversation_key=context.conversation_key,
+            tool_name=tool.name,
             arguments=arguments,
-            log=log,
-            context=context,
-            trace=trace,
-            call=call,
         )
+        # 4. duplicate? Decided first: a repeat of a request already made (and
+        # maybe approved and done since) is that request, not a new one to check.
+        again_for = (context.turn_key or context.conversation_key) if again else ""
+        first = tool_call_claim(log, again_for)
+        if first is not None:
+            trace.step("duplicate", first=str(first.pk))
+            log.duplicate_of = first
+            return finish(DUPLICATE, _duplicate_payload(tool, first), tool)
+        trace.step("duplicate", first=None, again=bool(log.again_for))
 
-    log.action_key = action_key(
-        business_id=context.business.pk,
-        conversation_key=context.conversation_key,
-        tool_name=tool.name,
-        arguments=arguments,
-    )
-    # The duplicate is decided first: a repeat of a request already made (and
-    # maybe approved and done since) is that request, not a new one to check.
-    again_for = (context.turn_key or context.conversation_key) if again else ""
-    first = tool_call_claim(log, again_for)
-    if first is not None:
-        trace.step("duplicate", first=str(first.pk))
-        log.duplicate_of = first
-        payload = {
-            "first": first.result,
-            "verification": first.verification or UNVERIFIABLE,
-        }
-        if tool.declaration.repeatable:
-            payload["message"] = AGAIN_POSSIBLE
-        return finish_call(context, log, trace, call, DUPLICATE, payload, tool=tool)
-    trace.step("duplicate", first=None, again=bool(log.again_for))
-
-    gated = policy.gated_for(amount)
-    if gated and tool.check is not None:
-        refusal = checked_before_approval(tool, arguments, log, context, trace)
-        if refusal is not None:
-            return finish_call(context, log, trace, call, *refusal, tool=tool)
-
-    if gated:
-        # A pause in the call's run: it waits on its own row, which staff's
-        # inbox lists (``approvals``), until it is decided or expires.
-        log.gated = True
-        log.expires_at = timezone.now() + policy.approval_valid_for
-        log.max_amount = policy.max_amount
-        trace.step("gated", expires_at=log.expires_at.isoformat())
-        payload = {
-            "pending_action": str(log.pk),
-            "verification": NOT_APPLIED,
-            "message": "Waiting for approval by the gym's staff; nothing has been done yet.",
-            **request_named(context.business, context.member, arguments),
-        }
-        return finish_call(
-            context, log, trace, call, PENDING_APPROVAL, payload, tool=tool
-        )
+        # 5. gated? Checked now, then a pause in the call's run on its own row.
+        if policy.gated_for(amount):
+            refusal = None
+            if tool.check is not None:
+                refusal = checked_before_approval(tool, arguments, log, context, trace)
+            if refusal is not None:
+                return finish(*refusal, tool)
+            return finish(
+                PENDING_APPROVAL, _paused(log, policy, context, arguments, trace), tool
+            )
+    # 6 to 8: execute, verify, hand off (``tools.execution``).
     return execute_and_verify(
         tool=tool, arguments=arguments, log=log, context=context, trace=trace, call=call
     )
+
+
+def _over_the_limit(tool: Tool, policy: ToolPolicy) -> dict[str, Any]:
+    over = Refused(
+        f"The amount is above this gym's limit of {policy.max_amount}.",
+        "over_limit",
+        tool.declaration.amount_argument,
+        {"limit": str(policy.max_amount)},
+    )
+    return refused_payload([over])
+
+
+def _duplicate_payload(tool: Tool, first: ToolCallLog) -> dict[str, Any]:
+    """A duplicate's answer: the first call's result and verification as they
+    stand now (R7); for a tool whose effect adds up, that ``again`` exists."""
+    payload = {
+        "first": first.result,
+        "verification": first.verification or UNVERIFIABLE,
+    }
+    if tool.declaration.repeatable:
+        payload["message"] = AGAIN_POSSIBLE
+    return payload
+
+
+def _paused(
+    log: ToolCallLog,
+    policy: ToolPolicy,
+    context: CallContext,
+    arguments: dict[str, Any],
+    trace: Trace,
+) -> dict[str, Any]:
+    """The call waits on its own row, which staff's inbox lists (``approvals``),
+    until it is decided or expires; the model is told what it is about."""
+    log.gated = True
+    log.expires_at = timezone.now() + policy.approval_valid_for
+    log.max_amount = policy.max_amount
+    trace.step("gated", expires_at=log.expires_at.isoformat())
+    return {
+        "pending_action": str(log.pk),
+        "verification": NOT_APPLIED,
+        "message": "Waiting for approval by the gym's staff; nothing has been done yet.",
+        **request_named(context.business, context.member, arguments),
+    }
 
 
 def request_named(

@@ -11,17 +11,22 @@ from __future__ import annotations
 import functools
 import time
 import uuid
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
 from django.db import transaction
 from django.utils import timezone, translation
+from tenacity import (
+    Retrying,
+    retry_if_exception_type,
+    stop_after_attempt,
+    wait_chain,
+    wait_fixed,
+)
 
 from gymnasia.errors import Conflict, InvalidValue, NotFound
 from gymnasia.gyms.models import Business, Member
 from tools.calls import MAX_ATTEMPTS, tool_call_late, tool_call_record
-from tools.integrations import client_for
+from tools.context import CallContext, ClientFactory, Trace, configured_clients
 from tools.integrations.errors import (
     IntegrationFailed,
     IntegrationUnavailable,
@@ -32,10 +37,7 @@ from tools.models import Handoff, ToolCallLog
 from tools.registry import (
     HandlerContext,
     Tool,
-    ToolRegistry,
-    published_registry,
 )
-from tools.selection import ToolPolicy
 from tools.selectors import tool_calls_waiting_arguments
 from tools.services import handoff_create, unknown_outcome_result
 from tools.types import (
@@ -56,45 +58,13 @@ from tools.types import (
 
 #: Results are written for the model, in one language whatever the member speaks.
 MODEL_LANGUAGE = "en"
+#: The waits between attempts (R6). With every attempt stopped at the execution
+#: timeout, a call is surely over within ``tools.calls.surely_over_after()``.
 RETRY_BACKOFF_SECONDS = (0.05, 0.2)
-
-
-ClientFactory = Callable[[str, Business], Any]
-
-
-@dataclass(frozen=True)
-class CallContext:
-    """Who is calling and what this turn offers; fixed for the turn (R2)."""
-
-    business: Business
-    member: Member | None
-    conversation_key: str
-    offered: Mapping[str, ToolPolicy]
-    message_key: str = ""
-    #: The member's message whose turn proposed the call (``again``: R7).
-    turn_key: str = ""
-    registry: ToolRegistry = field(default_factory=published_registry)
-    clients: ClientFactory = client_for
-    #: When given, the log row of a call that never acted (a read, or a call refused
-    #: before it ran) is put here instead of written, for the caller to write with
-    #: the rest of its turn's step in one transaction. A write's row is always
-    #: stored as it is claimed, before it runs.
-    unstored_logs: list[ToolCallLog] | None = None
-
-
-class Trace:
-    """The steps of one call, with milliseconds since the call arrived."""
-
-    def __init__(self) -> None:
-        self.started = time.perf_counter()
-        self.steps: list[dict[str, Any]] = []
-
-    def step(self, name: str, **details: Any) -> None:
-        elapsed = round((time.perf_counter() - self.started) * 1000, 3)
-        self.steps.append({"step": name, "ms": elapsed, **details})
-
-    def elapsed_ms(self) -> float:
-        return round((time.perf_counter() - self.started) * 1000, 3)
+#: What may be tried again (R6): a read that got no answer, whatever the reason;
+#: a write only when it provably never arrived (a timeout proves nothing).
+RETRIED_READ_ERRORS = (NotDelivered, IntegrationUnavailable, OutcomeUnknown)
+RETRIED_WRITE_ERRORS = (NotDelivered,)
 
 
 def execute_and_verify(
@@ -140,8 +110,14 @@ def _run(
     call: ToolCall,
     client: Any,
 ) -> ToolResult:
+    """The handler with R6's retries, each way it can end told apart (R5), then
+    a write's verification (R8); what nobody can know goes to a person (R9)."""
+
     def finish(status: str, payload: dict[str, Any]) -> ToolResult:
         return finish_call(context, log, trace, call, status, payload, tool=tool)
+
+    def unknown(cause: Handoff.Cause, error: str = "") -> ToolResult:
+        return _unknown(log, trace, call, tool, context, arguments, cause, error=error)
 
     handler_context = HandlerContext(
         business=context.business,
@@ -150,45 +126,23 @@ def _run(
         action_id=log.pk,
         client=client,
     )
-    outcome: Outcome | None = None
-    while outcome is None:
-        log.attempts += 1
-        try:
-            outcome = tool.handler(handler_context, arguments)
-        except (NotFound, InvalidValue, Conflict) as error:
-            status, payload, word = _refused(error)
-            trace.step("attempt", number=log.attempts, error=word)
-            return finish(status, payload)
-        except (NotDelivered, IntegrationUnavailable, OutcomeUnknown) as error:
-            # Reads may be retried; writes only when non-delivery is provable (R6).
-            trace.step("attempt", number=log.attempts, error=_error_name(error))
-            retry = not tool.is_write or isinstance(error, NotDelivered)
-            if retry and log.attempts < MAX_ATTEMPTS:
-                _backoff(log.attempts)
-                continue
-            if tool.is_write and isinstance(error, OutcomeUnknown):
-                cause = Handoff.Cause.NO_ANSWER
-                return _unknown(log, trace, call, tool, context, arguments, cause)
-            return finish(UNAVAILABLE, {"message": _unavailable_message(tool)})
-        except IntegrationFailed as error:
-            trace.step("attempt", number=log.attempts, error=_error_name(error))
-            return finish(
-                FAILED, {"message": "The request failed and nothing was changed."}
-            )
-        except Exception as error:  # a handler bug: for a write, nobody knows
-            trace.step("attempt", number=log.attempts, error=_error_name(error))
-            if not tool.is_write:
-                return finish(FAILED, {"message": "The request failed."})
-            return _unknown(
-                log,
-                trace,
-                call,
-                tool,
-                context,
-                arguments,
-                Handoff.Cause.HANDLER_FAILED,
-                error=_error_name(error),
-            )
+    try:
+        outcome = _attempts(tool, handler_context, arguments, log, trace)
+    except (NotFound, InvalidValue, Conflict) as error:
+        status, payload, _word = _refused(error)
+        return finish(status, payload)
+    except (NotDelivered, IntegrationUnavailable, OutcomeUnknown) as error:
+        if tool.is_write and isinstance(error, OutcomeUnknown):
+            return unknown(Handoff.Cause.NO_ANSWER)
+        return finish(UNAVAILABLE, {"message": _unavailable_message(tool)})
+    except IntegrationFailed:
+        return finish(
+            FAILED, {"message": "The request failed and nothing was changed."}
+        )
+    except Exception as error:  # a handler bug: for a write, nobody knows
+        if not tool.is_write:
+            return finish(FAILED, {"message": "The request failed."})
+        return unknown(Handoff.Cause.HANDLER_FAILED, _error_name(error))
     trace.step("attempt", number=log.attempts, status=outcome.status)
 
     if not tool.is_write or tool.verifier is None:
@@ -211,13 +165,44 @@ def _run(
                 "verification": NOT_APPLIED,
             },
         )
-    cause = Handoff.Cause.NOT_CONFIRMED
-    return _unknown(log, trace, call, tool, context, arguments, cause)
+    return unknown(Handoff.Cause.NOT_CONFIRMED)
 
 
-def _backoff(attempt: int) -> None:
+def _attempts(
+    tool: Tool,
+    handler_context: HandlerContext,
+    arguments: dict[str, Any],
+    log: ToolCallLog,
+    trace: Trace,
+) -> Outcome:
+    """The handler's outcome, tried again as R6 allows: a read while the
+    integration could not answer, a write only when it provably never arrived
+    (``NotDelivered``); at most ``MAX_ATTEMPTS``, waiting ``RETRY_BACKOFF_SECONDS``
+    between them. Each failed attempt is a step of the trace; the last error is
+    raised as it came."""
+
+    def attempt() -> Outcome:
+        log.attempts += 1
+        try:
+            return tool.handler(handler_context, arguments)
+        except Exception as error:
+            trace.step("attempt", number=log.attempts, error=_attempt_error(error))
+            raise
+
+    retried = RETRIED_WRITE_ERRORS if tool.is_write else RETRIED_READ_ERRORS
+    retrying = Retrying(
+        stop=stop_after_attempt(MAX_ATTEMPTS),
+        wait=wait_chain(*(wait_fixed(s) for s in RETRY_BACKOFF_SECONDS)),
+        retry=retry_if_exception_type(retried),
+        sleep=_pause,
+        reraise=True,
+    )
+    return retrying(attempt)
+
+
+def _pause(seconds: float) -> None:
     """Wait before retrying a call that provably did nothing."""
-    time.sleep(RETRY_BACKOFF_SECONDS[attempt - 1])
+    time.sleep(seconds)
 
 
 def _unknown(
@@ -341,7 +326,7 @@ def write_checked(
     conversation_key: str,
     action_id: uuid.UUID,
     action_key: str,
-    clients: ClientFactory = client_for,
+    clients: ClientFactory | None = None,
 ) -> None:
     """Run a write's check, if it has one, against the integration now, able to
     read the member's other requests of the tool that wait for staff (all but
@@ -349,6 +334,7 @@ def write_checked(
     integration's unavailability)."""
     if tool.check is None:
         return
+    clients = clients or configured_clients()
     client = clients(tool.integration, business) if tool.integration else None
     waiting = functools.partial(
         tool_calls_waiting_arguments,
@@ -384,6 +370,13 @@ def _refused(
 
 def _error_name(error: BaseException) -> str:
     return type(error).__name__
+
+
+def _attempt_error(error: BaseException) -> str:
+    """The word an attempt's step records: a refusal's, or the error's name."""
+    if isinstance(error, (NotFound, InvalidValue, Conflict)):
+        return _refused(error)[2]
+    return _error_name(error)
 
 
 def _unavailable_message(tool: Tool) -> str:

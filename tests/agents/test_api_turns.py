@@ -188,7 +188,7 @@ def test_a_food_that_is_not_in_the_catalog_is_said_so(client, agent):
 
 
 def test_an_unavailable_catalog_is_said_so_without_figures(client, agent):
-    from tools.integrations.faults import Fault, inject_fault
+    from tests.faults import Fault, inject_fault
 
     with inject_fault("nutrition", Fault.UNAVAILABLE):
         reply = send(

@@ -11,7 +11,7 @@ from django.core.management import call_command
 
 from agents.models import Agent
 from tests.fakes.llm_server import Step, running_fake_llm
-from tools.integrations.faults import Fault, inject_fault
+from tests.faults import Fault, inject_fault
 
 pytestmark = pytest.mark.django_db
 

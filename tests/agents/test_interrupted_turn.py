@@ -219,7 +219,7 @@ import asyncio, os, django
 django.setup()
 from agents.models import Conversation
 from agents.turn import turn_run
-from tools.integrations.faults import Fault, inject_fault
+from tests.faults import Fault, inject_fault
 conversation = Conversation.objects.select_related("agent", "member", "business").get(
     pk=os.environ["CONVERSATION"]
 )

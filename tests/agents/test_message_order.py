@@ -66,9 +66,9 @@ def add_reply(conversation) -> None:
 
 def store_reply(conversation) -> None:
     """As a turn stores its rows: one statement."""
-    from agents.turn import _rows_store
+    from agents.turn_rows import rows_store
 
-    _rows_store(
+    rows_store(
         [],
         last=Message(conversation=conversation, role=Message.Role.ASSISTANT, text="b"),
     )

@@ -15,7 +15,7 @@ from tests.agents.offline_kit import (
     member_conversation,
     reply_to,
 )
-from tools.integrations.faults import Fault, inject_fault
+from tests.faults import Fault, inject_fault
 from tools.models import ToolCallLog
 
 pytestmark = pytest.mark.django_db

@@ -24,7 +24,7 @@ from agents.providers.base import (
     ToolResults,
     UserText,
 )
-from agents.turn import _ignore, _stream_step
+from agents.turn_stream import ignore, stream_step
 from tests.agents.provider_kit import (
     API_KEY,
     INSTRUCTIONS,
@@ -321,7 +321,7 @@ async def test_a_step_read_by_the_turn_closes_its_streams_in_place(
     sys.set_asyncgen_hooks(first_iteration, counted)
     try:
         async with open_provider(provider_name, fake.base_url) as p:
-            step = await _stream_step(p, request_with(UserText("hi")), "", _ignore)
+            step = await stream_step(p, request_with(UserText("hi")), "", ignore)
         gc.collect()
     finally:
         sys.set_asyncgen_hooks(first_iteration, finalizer)

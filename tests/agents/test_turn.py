@@ -21,7 +21,7 @@ from gymnasia.classes.models import Booking, ClassSession
 from gymnasia.gyms.models import Member
 from gymnasia.gyms.selectors import business_today
 from tests.agents.scripted import Say, reply_of
-from tools.integrations.faults import Fault, inject_fault
+from tests.faults import Fault, inject_fault
 from tools.models import ToolCallLog
 
 pytestmark = pytest.mark.django_db

@@ -23,7 +23,8 @@ from agents.providers.base import (
     ToolResults,
     UserText,
 )
-from agents.turn import StepRows, _rows_store, turn_run
+from agents.turn import turn_run
+from agents.turn_rows import StepRows, rows_store
 from gymnasia.gyms.models import Member
 from tests.agents.scripted import Say
 from tests.agents.test_turn import spinning_session
@@ -353,10 +354,10 @@ def test_the_steps_rows_are_written_whole_or_not_at_all(row_counts):
 
     before = row_counts()
     with pytest.raises(IntegrityError):
-        _rows_store(*rows(None))
+        rows_store(*rows(None))
     assert row_counts() == before
 
-    _rows_store(*rows("search_foods"))
+    rows_store(*rows("search_foods"))
     assert _roles() == ["step", "tool_results", "assistant"]
     step = Message.objects.get(role="step").pk
     assert _step_of_each_log() == {"call_1_0": (step, step)}
@@ -393,7 +394,7 @@ def test_on_postgresql_log_rows_point_at_stored_and_new_steps_alike(demo):
             step_rows(f"call_{turn}_0", stored=True),
             step_rows(f"call_{turn}_1", stored=False),
         ]
-        _rows_store(rows, last=Message(conversation=conversation, role="assistant"))
+        rows_store(rows, last=Message(conversation=conversation, role="assistant"))
         stored, new = rows[0].step.pk, rows[1].step.pk
         assert stored < new
         assert {

@@ -3,7 +3,7 @@ unknown."""
 
 from __future__ import annotations
 
-from tools.integrations.faults import Fault, inject_fault
+from tests.faults import Fault, inject_fault
 from tools.models import Handoff
 
 

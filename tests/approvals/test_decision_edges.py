@@ -24,9 +24,9 @@ from approvals.services import (
 from gymnasia.errors import Conflict, InvalidValue
 from tests.approvals import test_member_told, test_pending_actions
 from tests.approvals.test_pending_actions import request_freeze
+from tests.faults import Fault, inject_fault
 from tests.tools import conftest as tools_fixtures
 from tools.dispatcher import dispatch_tool_call
-from tools.integrations.faults import Fault, inject_fault
 from tools.models import Handoff, ToolCallLog
 from tools.selection import ToolPolicy
 from tools.types import ToolCall

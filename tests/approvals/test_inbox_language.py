@@ -13,7 +13,7 @@ from approvals.services import pending_action_approve, pending_action_execute
 from tests.approvals.inbox_kit import unknown_food_write
 from tests.approvals.test_pending_actions import request_freeze
 from tests.factories import StaffRoleFactory
-from tools.integrations.faults import Fault, inject_fault
+from tests.faults import Fault, inject_fault
 from tools.models import Handoff, ToolCallLog
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("no_broker")]

@@ -26,7 +26,7 @@ from approvals.services import (
 from gymnasia.memberships.models import MembershipFreeze
 from tests.approvals.inbox_kit import spanish_date
 from tests.factories import StaffRoleFactory
-from tools.integrations.faults import Fault, inject_fault
+from tests.faults import Fault, inject_fault
 from tools.models import Handoff, ToolCallLog
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("no_broker")]

@@ -25,10 +25,10 @@ from approvals.services import (
 from gymnasia.errors import Conflict, NotFound
 from gymnasia.memberships.models import MembershipFreeze
 from tests.factories import BusinessFactory, MembershipFactory, StaffRoleFactory
+from tests.faults import Fault, inject_fault
 from tests.tools.world import build_world
 from tools.calls import execution_lease
 from tools.execution import CallContext, execute_and_verify
-from tools.integrations.faults import Fault, inject_fault
 from tools.models import Handoff, ToolCallEvent, ToolCallLog
 from tools.registry import published_registry
 from tools.selection import ToolPolicy
@@ -392,13 +392,13 @@ def test_an_execution_that_ends_after_its_lease_keeps_the_case_it_has(
     pending_actions_sweep(now=timezone.now() + datetime.timedelta(seconds=1))
     recorded = ToolCallLog.objects.get(pk=action.pk).result
 
-    context = CallContext(
-        business=slow_run.business,
-        member=slow_run.member,
-        conversation_key=slow_run.conversation_key,
-        offered={"freeze_membership": ToolPolicy(mode="gated")},
-    )
     with inject_fault("memberships", fault) if fault else nullcontext():
+        context = CallContext(  # its clients are the block's
+            business=slow_run.business,
+            member=slow_run.member,
+            conversation_key=slow_run.conversation_key,
+            offered={"freeze_membership": ToolPolicy(mode="gated")},
+        )
         result = execute_and_verify(
             tool=published_registry().get("freeze_membership"),
             arguments=dict(slow_run.arguments),

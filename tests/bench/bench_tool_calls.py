@@ -133,7 +133,12 @@ def run(database_url: str, repeats: int) -> None:
     # Where a call's time goes: database work is timed inside the database thread,
     # and within it the rows written and the catalog's search.
     clock = PartClock()
-    turn._rows_store = clock.wrap("storage", turn._rows_store)  # type: ignore[method-assign]
+    import agents.turn_rows as turn_rows
+    import agents.turn_tools as turn_tools
+
+    storage = clock.wrap("storage", turn_rows.rows_store)
+    for module in (turn, turn_rows, turn_tools):  # each calls it by its own name
+        module.rows_store = storage  # type: ignore[attr-defined]
     turn.message_add = clock.wrap("storage", turn.message_add)  # type: ignore[method-assign]
     execution.tool_call_record = clock.wrap("storage", execution.tool_call_record)  # type: ignore[method-assign]
     NutritionClient.search_foods = clock.wrap("tool", NutritionClient.search_foods)  # type: ignore[method-assign]

@@ -17,7 +17,7 @@ from gymnasia.classes.models import Booking
 from gymnasia.memberships.models import Membership, MembershipFreeze
 from gymnasia.nutrition.models import MealEntry
 from tests.factories import StaffRoleFactory
-from tools.integrations.faults import Fault, inject_fault
+from tests.faults import Fault, inject_fault
 from tools.models import ToolCallLog
 from tools.presentation import call_steps_described
 from tools.registry import (

@@ -13,8 +13,8 @@ from django.apps import apps
 from gymnasia.classes.models import Booking
 from gymnasia.memberships.models import MembershipFreeze
 from gymnasia.nutrition.models import MealEntry
+from tests.faults import SLOW_WRITE_SECONDS, Fault, inject_fault
 from tools.dispatcher import dispatch_tool_call
-from tools.integrations.faults import SLOW_WRITE_SECONDS, Fault, inject_fault
 from tools.models import Handoff, ToolCallLog
 from tools.selection import ToolPolicy
 from tools.types import ToolCall

@@ -13,9 +13,9 @@ from approvals.services import pending_action_approve, pending_action_execute
 from gymnasia.classes.models import Booking
 from gymnasia.nutrition.models import MealEntry
 from tests.factories import StaffRoleFactory
+from tests.faults import Fault, inject_fault
 from tests.tools.world import build_world
 from tools.dispatcher import AGAIN_POSSIBLE
-from tools.integrations.faults import Fault, inject_fault
 from tools.models import ToolCallLog
 
 pytestmark = pytest.mark.django_db

@@ -58,9 +58,7 @@ def test_refund_after_a_refused_connection_is_retried_once_done(
 ):
     stripe.refuse_for(3600)
     # Stripe comes back while the dispatcher waits to retry.
-    monkeypatch.setattr(
-        "tools.execution._backoff", lambda attempt: stripe.listen_again()
-    )
+    monkeypatch.setattr("tools.execution._pause", lambda seconds: stripe.listen_again())
     result = refund(shop, 10)
     assert result.status == "ok", result.payload
     log = ToolCallLog.objects.get()

@@ -1,8 +1,8 @@
 """Clients of the integrations a business connects.
 
-``client_for(kind, business)`` gives the client a handler uses; tests reach the
-built-in clients through the fault seam in ``faults`` and Stripe through a fake
-server on loopback.
+``client_for(kind, business)`` gives the client a handler uses (the default of
+a call's client seam, ``tools.context``); tests give a call clients that
+misbehave through that seam, and reach Stripe through a fake server on loopback.
 """
 
 from __future__ import annotations
@@ -17,7 +17,6 @@ from tools.crypto import CannotDecrypt, decrypt
 from tools.integrations.builtin import BuiltinClient
 from tools.integrations.classes import ClassesClient
 from tools.integrations.errors import IntegrationUnavailable
-from tools.integrations.faults import FaultyClient, faults_active
 from tools.integrations.memberships import MembershipsClient
 from tools.integrations.nutrition import NutritionClient
 from tools.integrations.stripe import DEFAULT_TIMEOUT_SECONDS, StripeClient
@@ -54,5 +53,4 @@ def client_for(kind: str, business: Business) -> Any:
         if integration is None or not integration.credentials_encrypted:
             raise IntegrationUnavailable("Stripe is not connected")
         return stripe_client(integration)
-    client = BUILTIN_CLIENTS[kind](business)
-    return FaultyClient(client) if faults_active() else client
+    return BUILTIN_CLIENTS[kind](business)

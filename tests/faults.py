@@ -1,7 +1,12 @@
-"""The fault-injection seam: tests make an integration misbehave on purpose.
+"""Integrations that misbehave on purpose, through the call's client seam.
 
-``inject_fault(kind, fault)`` makes every client of that kind, in this process,
-misbehave until the block ends (or ``times`` calls have been spoiled):
+A tool call gets its integrations' clients from its ``CallContext.clients``,
+by default the factory the ``TOOLS_CLIENTS`` setting names (``tools.context``).
+``inject_fault(kind, fault)`` points that setting, in this process, at
+``faulty_clients`` until the block ends: every built-in client of that kind then
+misbehaves (at most ``times`` calls spoiled). A test in another process (a turn
+run by ``python -c``) enters the same block there. Production code knows
+nothing of it.
 
 - ``UNAVAILABLE``: the call fails before reaching the integration;
 - ``READS_UNAVAILABLE``: the same, for reads only (writes pass, looking again fails);
@@ -28,7 +33,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.db import connection, transaction
+from django.test import override_settings
 
+from gymnasia.gyms.models import Business
+from tools.integrations import client_for
 from tools.integrations.builtin import BuiltinClient
 from tools.integrations.errors import (
     IntegrationUnavailable,
@@ -77,10 +85,17 @@ def inject_fault(
     with _lock:
         _rules.append(rule)
     try:
-        yield rule
+        with override_settings(TOOLS_CLIENTS=f"{__name__}.faulty_clients"):
+            yield rule
     finally:
         with _lock:
             _rules.remove(rule)
+
+
+def faulty_clients(kind: str, business: Business) -> Any:
+    """The clients of ``client_for``, the built-in ones spoiled as the rules say."""
+    client = client_for(kind, business)
+    return FaultyClient(client) if isinstance(client, BuiltinClient) else client
 
 
 def _take(kind: str, is_write: bool) -> Fault | None:
@@ -157,7 +172,3 @@ def _spoil(
         result = method(*args, **kwargs)
         transaction.set_rollback(True)
     return result
-
-
-def faults_active() -> bool:
-    return bool(_rules)
