@@ -259,7 +259,7 @@ def notices_due(*, now: datetime.datetime) -> int:
     from approvals.tasks import mail_staff
 
     roles = set(
-        StaffNotice.objects.filter(status=StaffNotice.Status.WAITING)
+        StaffNotice.objects.filter(status=StaffNotice.Status.UNSENT)
         .filter(Q(claimed_at__isnull=True) | Q(claimed_at__lte=now - CLAIM_LEASE))
         .values_list("role_id", flat=True)
     )

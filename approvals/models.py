@@ -156,7 +156,7 @@ class StaffNotice(models.Model):
         ESCALATION = "escalation", _("Overdue request")
 
     class Status(models.TextChoices):
-        WAITING = "waiting", _("Waiting to be sent")
+        UNSENT = "unsent", _("Not sent yet")
         SENT = "sent", _("Sent")
         DROPPED = "dropped", _("Not sent: settled before it went out")
 
@@ -188,7 +188,7 @@ class StaffNotice(models.Model):
         verbose_name=_("handoff"),
     )
     status = models.CharField(
-        _("status"), max_length=8, choices=Status.choices, default=Status.WAITING
+        _("status"), max_length=8, choices=Status.choices, default=Status.UNSENT
     )
     created_at = models.DateTimeField(_("created at"), default=timezone.now)
     #: When a sender took it (a sender that stopped before sending leaves it to
@@ -217,8 +217,8 @@ class StaffNotice(models.Model):
         indexes = [
             models.Index(
                 fields=["role", "created_at"],
-                condition=models.Q(status="waiting"),
-                name="notice_waiting",
+                condition=models.Q(status="unsent"),
+                name="notice_unsent",
             ),
         ]
 

@@ -53,7 +53,7 @@ def notices_mail(*, role_id: int, now: datetime.datetime | None = None) -> float
     if role is None:
         return 0
     unsent = StaffNotice.objects.filter(
-        role_id=role_id, status=StaffNotice.Status.WAITING
+        role_id=role_id, status=StaffNotice.Status.UNSENT
     )
     if not role.email_notifications or not role.user.email or not role.user.is_active:
         unsent.update(status=StaffNotice.Status.DROPPED)

@@ -123,3 +123,44 @@ def test_pending_actions_become_waiting_calls_and_decisions():
     tables = connection.introspection.table_names()
     assert "approvals_pendingaction" not in tables
     assert "approvals_pendingactionevent" not in tables
+
+
+@pytest.mark.django_db(transaction=True)
+def test_notices_not_sent_yet_are_renamed_unsent_and_back():
+    """A notice not sent yet was "waiting", the inbox's word for requests; the
+    rename keeps every notice's state, forwards and back."""
+    old = _migrate([("approvals", "0008_notifications")])
+    try:
+        Role = old.get_model("gyms", "StaffRole")
+        Notice = old.get_model("approvals", "StaffNotice")
+        business = BusinessFactory()
+        role = Role.objects.create(
+            business_id=business.pk, user_id=UserFactory().pk, role="staff"
+        )
+        for status in ("waiting", "waiting", "sent", "dropped"):
+            Notice.objects.create(
+                business_id=business.pk,
+                role_id=role.pk,
+                kind="reminder",
+                status=status,
+            )
+    finally:
+        new = _migrate(None)
+
+    statuses = sorted(
+        new.get_model("approvals", "StaffNotice").objects.values_list(
+            "status", flat=True
+        )
+    )
+    assert statuses == ["dropped", "sent", "unsent", "unsent"]
+
+    back = _migrate([("approvals", "0008_notifications")])
+    try:
+        statuses = sorted(
+            back.get_model("approvals", "StaffNotice").objects.values_list(
+                "status", flat=True
+            )
+        )
+        assert statuses == ["dropped", "sent", "waiting", "waiting"]
+    finally:
+        _migrate(None)

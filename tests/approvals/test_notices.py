@@ -147,7 +147,7 @@ def test_a_burst_is_grouped_into_at_most_one_mail_a_minute(world, staff, mailout
         assert notices_mail(role_id=staff.pk) == 0
     assert len(mailoutbox) == 2
     assert mailoutbox[1].body.count("/inbox/link/") == 10  # five requests, two links
-    assert not StaffNotice.objects.filter(status="waiting").exists()
+    assert not StaffNotice.objects.filter(status=StaffNotice.Status.UNSENT).exists()
 
 
 def test_quiet_hours_hold_the_mail_until_they_end(world, mailoutbox, mailed):
