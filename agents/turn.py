@@ -230,8 +230,8 @@ async def _run(state: TurnState, instructions: str, emit: Emit) -> None:
     finally:
         # A turn stopped early (cancelled, or a bug) still leaves its steps' rows,
         # and lets go of its conversation.
-        if state.waiting or state.holder:
-            await db_call(_rows_stored_and_let_go, state, state.waiting_taken())
+        if state.deferred or state.holder:
+            await db_call(_rows_stored_and_let_go, state, state.deferred_taken())
 
 
 def _rows_stored_and_let_go(state: TurnState, rows: list[StepRows]) -> None:
@@ -268,7 +268,7 @@ async def _loop(
             message = await db_call(
                 message_store,
                 state,
-                state.waiting_taken(),
+                state.deferred_taken(),
                 Message.Role.ASSISTANT,
                 reply,
                 {
@@ -296,10 +296,10 @@ async def _run_tools(state: TurnState, step: StepDone, emit: Emit) -> None:
     A case handed to staff at the member's request is also told in fixed words (a
     notice), so the member sees it as handed over whatever the model writes."""
     acts = any(state.selection.offers_write(call.name) for call in step.tool_calls)
-    earlier = state.waiting_taken() if acts else None
-    results, rows, notice = await db_call(_tools_run, state, step, earlier)
+    deferred = state.deferred_taken() if acts else None
+    results, rows, notice = await db_call(_tools_run, state, step, deferred)
     if rows is not None:
-        state.waiting.append(rows)
+        state.deferred.append(rows)
     state.history.append(
         AssistantStep(
             text=step.text,
@@ -313,12 +313,12 @@ async def _run_tools(state: TurnState, step: StepDone, emit: Emit) -> None:
 
 
 def _tools_run(
-    state: TurnState, step: StepDone, earlier: list[StepRows] | None
+    state: TurnState, step: StepDone, deferred: list[StepRows] | None
 ) -> tuple[list[ToolResult], StepRows | None, Message | None]:
     """The step's database work (``agents.turn_tools``), in one hand-off to the
     database thread: the turn's hold renewed first, when due."""
     _hold_renewed(state)
-    return tools_run(state, step, earlier)
+    return tools_run(state, step, deferred)
 
 
 async def _unavailable(
@@ -336,7 +336,7 @@ async def _unavailable(
     message = await db_call(
         message_store,
         state,
-        state.waiting_taken(),
+        state.deferred_taken(),
         Message.Role.NOTICE,
         text,
         {"reason": error.kind},
@@ -354,7 +354,7 @@ async def _out_of_steps(state: TurnState, prefix: str, emit: Emit) -> None:
     message = await db_call(
         message_store,
         state,
-        state.waiting_taken(),
+        state.deferred_taken(),
         Message.Role.NOTICE,
         text,
         {"reason": "max_tool_steps"},

@@ -55,35 +55,35 @@ class TurnState:
     #: Rows of steps none of whose calls could act (reads, calls refused before
     #: running), kept until the turn next writes anything: the whole turn's steps
     #: then cost one transaction rather than one each.
-    waiting: list[StepRows] = field(default_factory=list)
+    deferred: list[StepRows] = field(default_factory=list)
 
-    def waiting_taken(self) -> list[StepRows]:
-        """The waiting rows, handed to whoever writes them next (called on the
+    def deferred_taken(self) -> list[StepRows]:
+        """The deferred rows, handed to whoever writes them next (called on the
         event loop, so that no two pieces of database work get the same rows)."""
-        rows, self.waiting = self.waiting, []
+        rows, self.deferred = self.deferred, []
         return rows
 
 
 def message_store(
     state: TurnState,
-    waiting: list[StepRows],
+    deferred: list[StepRows],
     role: str,
     text: str,
     content: dict[str, Any],
     *,
     last: bool = False,
 ) -> Message:
-    """A message of the turn, in the statement that writes the steps' rows still
-    waiting, after them; the ``last`` of the turn lets go of its conversation."""
+    """A message of the turn, in the statement that writes the steps' deferred
+    rows, after them; the ``last`` of the turn lets go of its conversation."""
     message = Message(
         conversation=state.conversation, role=role, text=text, content=content
     )
     if last:
         with transaction.atomic():  # the reply and the hold's end together
-            rows_store(waiting, last=message)
+            rows_store(deferred, last=message)
             let_go(state)
     else:
-        rows_store(waiting, last=message)
+        rows_store(deferred, last=message)
     if role in Message.VISIBLE:
         state.messages.append(message)
     return message

@@ -27,16 +27,16 @@ from tools.types import ToolCall, ToolResult
 
 
 def tools_run(
-    state: TurnState, step: StepDone, earlier: list[StepRows] | None
+    state: TurnState, step: StepDone, deferred: list[StepRows] | None
 ) -> tuple[list[ToolResult], StepRows | None, Message | None]:
     """A step's database work in one go (one hand-off to a database thread costs
     more than a query): each call through the dispatcher, then the step's rows.
 
-    A step that may act (it proposes an offered write; ``earlier`` then holds the
-    turn's waiting rows, maybe none) is stored before its calls run, after those
+    A step that may act (it proposes an offered write; ``deferred`` then holds the
+    turn's deferred rows, maybe none) is stored before its calls run, after those
     rows, so that a write's log row, stored as it is
     claimed (R7, R9), points at it; its results follow at once. A step whose calls
-    cannot act leaves its rows to wait (returned) for the turn's next write."""
+    cannot act leaves its rows deferred (returned) to the turn's next write."""
     # The calls are dispatched as the model proposed them (the dispatcher refuses
     # what cannot be stored); the step is stored with such characters replaced.
     step_message = Message(
@@ -53,8 +53,8 @@ def tools_run(
             }
         ),
     )
-    if earlier is not None:  # the step may act
-        rows_store(earlier, last=step_message)
+    if deferred is not None:  # the step may act
+        rows_store(deferred, last=step_message)
     unstored: list[ToolCallLog] = []
     results = []
     for call in step.tool_calls:
