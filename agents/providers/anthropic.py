@@ -27,6 +27,7 @@ from agents.providers.base import (
     ProviderEvent,
     StepDone,
     TextDelta,
+    Usage,
     UserText,
 )
 from agents.providers.wire import (
@@ -95,7 +96,12 @@ class AnthropicProvider(SdkProvider):
             )
             if whole_text:
                 yield TextDelta(whole_text)
-            yield StepDone(whole_text, calls, {_STATE_KEY: {"content": content}})
+            yield StepDone(
+                whole_text,
+                calls,
+                {_STATE_KEY: {"content": content}},
+                _usage(message.usage.model_dump(mode="json")),
+            )
             return
 
         # The SDK does the request, authentication, SSE framing and error events;
@@ -110,10 +116,13 @@ class AnthropicProvider(SdkProvider):
         text: list[str] = []
         stop_reason: str | None = None
         stopped = False
+        usage: dict[str, Any] = {}
         async with stream:
             async for event in stream:
                 kind = event.get("type")
-                if kind == "content_block_start":
+                if kind == "message_start":
+                    usage.update(event["message"].get("usage") or {})
+                elif kind == "content_block_start":
                     blocks[event["index"]] = _without_nulls(event["content_block"])
                 elif kind == "content_block_delta":
                     block = blocks.setdefault(event["index"], {})
@@ -134,12 +143,20 @@ class AnthropicProvider(SdkProvider):
                         block["signature"] = delta["signature"]
                 elif kind == "message_delta":
                     stop_reason = event["delta"].get("stop_reason")
+                    # Cumulative counts: they replace the start's.
+                    usage.update(
+                        (key, value)
+                        for key, value in (event.get("usage") or {}).items()
+                        if value is not None
+                    )
                 elif kind == "message_stop":
                     stopped = True
         if not stopped or stop_reason not in _FINISHED:
             raise ProviderError("cut_off", _unfinished(stop_reason, stopped=stopped))
         content, calls = _finish_blocks(blocks, buffers)
-        yield StepDone("".join(text), calls, {_STATE_KEY: {"content": content}})
+        yield StepDone(
+            "".join(text), calls, {_STATE_KEY: {"content": content}}, _usage(usage)
+        )
 
     async def _post(self, body: bytes, *, stream: bool) -> Any:
         """``messages.create`` through the SDK's documented ``post``, with a body
@@ -303,6 +320,21 @@ def _finish_blocks(
             )
         content.append(block)
     return content, tuple(calls)
+
+
+def _usage(usage: Mapping[str, Any]) -> Usage | None:
+    """A message's usage: Anthropic's ``input_tokens`` leaves out what was read
+    from or written to the cache, which the neutral figure includes."""
+    if not usage:
+        return None
+    read = int(usage.get("cache_read_input_tokens") or 0)
+    written = int(usage.get("cache_creation_input_tokens") or 0)
+    return Usage(
+        input_tokens=int(usage.get("input_tokens") or 0) + read + written,
+        cached_input_tokens=read,
+        cache_write_tokens=written,
+        output_tokens=int(usage.get("output_tokens") or 0),
+    )
 
 
 def _without_nulls(block: Mapping[str, Any]) -> dict[str, Any]:

@@ -75,13 +75,32 @@ class TextDelta:
 
 
 @dataclass(frozen=True)
+class Usage:
+    """The tokens a step was billed for, as its provider reported them.
+
+    ``input_tokens`` is all the input, cached or not; ``cached_input_tokens`` the
+    part read from the provider's prompt cache and ``cache_write_tokens`` the part
+    written to it (Anthropic bills writes apart); ``output_tokens`` all the output,
+    reasoning included.
+    """
+
+    input_tokens: int = 0
+    cached_input_tokens: int = 0
+    cache_write_tokens: int = 0
+    output_tokens: int = 0
+
+
+@dataclass(frozen=True)
 class StepDone:
     """The step finished normally: ``text`` is all its text, ``tool_calls`` every call
-    it proposed (arguments as the provider sent them: a JSON string or an object)."""
+    it proposed (arguments as the provider sent them: a JSON string or an object).
+    ``usage`` is what the provider said the step cost, ``None`` when it said
+    nothing."""
 
     text: str
     tool_calls: tuple[ToolCall, ...]
     provider_state: Mapping[str, Any] = field(default_factory=dict)
+    usage: Usage | None = None
 
 
 ProviderEvent = TextDelta | StepDone

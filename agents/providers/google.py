@@ -29,6 +29,7 @@ from agents.providers.base import (
     StepDone,
     TextDelta,
     ToolResults,
+    Usage,
     UserText,
 )
 from agents.providers.wire import (
@@ -109,8 +110,11 @@ class GoogleProvider(SdkProvider):
         parts: list[types.Part] = []
         text: list[str] = []
         finish: types.FinishReason | None = None
+        metadata: types.GenerateContentResponseUsageMetadata | None = None
         async with aclosing(chunks):
             async for chunk in chunks:
+                # Each chunk's counts are the totals so far: the last one holds.
+                metadata = chunk.usage_metadata or metadata
                 candidate = chunk.candidates[0] if chunk.candidates else None
                 if candidate is None:
                     continue
@@ -125,7 +129,7 @@ class GoogleProvider(SdkProvider):
         if finish != types.FinishReason.STOP:
             reason = finish.value if finish is not None else "no finish reason"
             raise ProviderError("cut_off", f"google: the step ended with {reason}")
-        yield _step_done("".join(text), parts)
+        yield _step_done("".join(text), parts, _usage(metadata))
 
     def _failure(self, exc: Exception) -> ProviderError:
         """The neutral error for an SDK or transport exception."""
@@ -135,6 +139,22 @@ class GoogleProvider(SdkProvider):
             message = f"google: HTTP {status} ({exc.status}): {detail}"
             return status_failure(status, message, retry_after=_retry_after(exc))
         return ProviderError("unavailable", f"google: {type(exc).__name__}: {detail}")
+
+
+def _usage(
+    metadata: types.GenerateContentResponseUsageMetadata | None,
+) -> Usage | None:
+    """Gemini's counts: the prompt includes its cached part; thinking is billed
+    as output beside the candidates."""
+    if metadata is None:
+        return None
+    return Usage(
+        input_tokens=(metadata.prompt_token_count or 0)
+        + (metadata.tool_use_prompt_token_count or 0),
+        cached_input_tokens=metadata.cached_content_token_count or 0,
+        output_tokens=(metadata.candidates_token_count or 0)
+        + (metadata.thoughts_token_count or 0),
+    )
 
 
 async def _single(
@@ -237,7 +257,7 @@ def _rebuilt_step(step: AssistantStep) -> types.Content:
     return types.Content(role="model", parts=parts)
 
 
-def _step_done(text: str, parts: list[types.Part]) -> StepDone:
+def _step_done(text: str, parts: list[types.Part], usage: Usage | None) -> StepDone:
     """The finished step: its calls (a missing id is made up: the tool's name and
     a random part, unique in the conversation, since another provider may be
     sent this step with its results and pairs them by id) and the model's content
@@ -257,7 +277,7 @@ def _step_done(text: str, parts: list[types.Part]) -> StepDone:
         )
     content = types.Content(role="model", parts=_folded(parts))
     state = content.model_dump(mode="json", exclude_none=True)
-    return StepDone(text, tuple(calls), {_STATE_KEY: {"content": state}})
+    return StepDone(text, tuple(calls), {_STATE_KEY: {"content": state}}, usage)
 
 
 def _folded(parts: list[types.Part]) -> list[types.Part]:

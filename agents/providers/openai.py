@@ -29,6 +29,7 @@ from agents.providers.base import (
     ProviderEvent,
     StepDone,
     TextDelta,
+    Usage,
     UserText,
 )
 from agents.providers.wire import (
@@ -92,7 +93,8 @@ class OpenAIProvider(SdkProvider):
         output = [_dump(item) for item in response.output]
         if response.output_text:
             yield TextDelta(response.output_text)
-        yield _step_done(response.output_text, output)
+        usage = response.usage.model_dump(mode="json") if response.usage else None
+        yield _step_done(response.output_text, output, usage)
 
     async def _streamed(self, body: bytes) -> AsyncGenerator[ProviderEvent, None]:
         """A streamed step: its text as it arrives, then the step once
@@ -130,7 +132,9 @@ class OpenAIProvider(SdkProvider):
                     output = list(event["response"].get("output") or []) or [
                         items[index] for index in sorted(items)
                     ]
-                    done = _step_done("".join(text), output)
+                    done = _step_done(
+                        "".join(text), output, event["response"].get("usage")
+                    )
                 else:
                     _raise_if_failed(event)
         # Read to its end, the stream closes itself and the SDK's generators with
@@ -243,9 +247,12 @@ def _rebuilt_step(step: AssistantStep) -> list[dict[str, Any]]:
     return items
 
 
-def _step_done(text: str, output: list[dict[str, Any]]) -> StepDone:
+def _step_done(
+    text: str, output: list[dict[str, Any]], usage: Mapping[str, Any] | None
+) -> StepDone:
     """The finished step: its function calls with their raw argument strings
-    (the tool layer reports malformed JSON), and the output items to echo."""
+    (the tool layer reports malformed JSON), the output items to echo, and its
+    usage (``input_tokens`` counts the cached ones too)."""
     calls = tuple(
         ToolCall(
             id=str(item.get("call_id", "")),
@@ -256,7 +263,18 @@ def _step_done(text: str, output: list[dict[str, Any]]) -> StepDone:
         if item.get("type") == "function_call"
     )
     return StepDone(
-        text=text, tool_calls=calls, provider_state={_STATE_KEY: {"output": output}}
+        text=text,
+        tool_calls=calls,
+        provider_state={_STATE_KEY: {"output": output}},
+        usage=None
+        if not usage
+        else Usage(
+            input_tokens=int(usage.get("input_tokens") or 0),
+            cached_input_tokens=int(
+                (usage.get("input_tokens_details") or {}).get("cached_tokens") or 0
+            ),
+            output_tokens=int(usage.get("output_tokens") or 0),
+        ),
     )
 
 

@@ -7,6 +7,7 @@ import json
 from typing import Any
 
 from tests.fakes.llm_steps import Reply, Step, arguments_object, arguments_text
+from tests.fakes.llm_usage import counted
 
 
 def refusal(body: dict[str, Any]) -> str | None:
@@ -86,6 +87,7 @@ def error_body(status: int) -> dict[str, Any]:
 
 def reply(step: Step, body: dict[str, Any], number: int, path: str) -> Reply:
     model = str(body.get("model", "claude-test"))
+    counts = counted(body, step)
     if step.fault == "max_tokens":
         stop_reason = "max_tokens"
     else:
@@ -98,7 +100,13 @@ def reply(step: Step, body: dict[str, Any], number: int, path: str) -> Reply:
         "content": [],
         "stop_reason": None,
         "stop_sequence": None,
-        "usage": {"input_tokens": 10, "output_tokens": 1},
+        # Anthropic's input_tokens leaves out what the cache read or wrote.
+        "usage": {
+            "input_tokens": counts.input - counts.cached - counts.written,
+            "cache_read_input_tokens": counts.cached,
+            "cache_creation_input_tokens": counts.written,
+            "output_tokens": 1,
+        },
     }
     if not body.get("stream"):
         if step.fault in ("cut", "error"):
@@ -116,7 +124,7 @@ def reply(step: Step, body: dict[str, Any], number: int, path: str) -> Reply:
                 }
             )
         message.update(content=content, stop_reason=stop_reason)
-        message["usage"]["output_tokens"] = 20
+        message["usage"]["output_tokens"] = counts.output
         return Reply(200, body=message)
 
     events: list[dict[str, Any]] = [{"type": "message_start", "message": message}]
@@ -174,7 +182,7 @@ def reply(step: Step, body: dict[str, Any], number: int, path: str) -> Reply:
             {
                 "type": "message_delta",
                 "delta": {"stop_reason": stop_reason, "stop_sequence": None},
-                "usage": {"output_tokens": 20},
+                "usage": {"output_tokens": counts.output},
             }
         )
         if step.fault != "cut":

@@ -10,6 +10,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from tests.fakes.llm_steps import Reply, Step, arguments_object
+from tests.fakes.llm_usage import Counts, counted
 
 PATH = re.compile(
     r"^/[^/]+/models/(?P<model>[^:]+):(?P<method>generateContent|streamGenerateContent)$"
@@ -83,6 +84,7 @@ def _chunk(
     number: int,
     parts: list[dict[str, Any]],
     finish_reason: str | None = None,
+    counts: Counts | None = None,
 ) -> dict[str, Any]:
     candidate: dict[str, Any] = {
         "content": {"role": "model", "parts": parts},
@@ -95,11 +97,15 @@ def _chunk(
     }
     if finish_reason is not None:
         candidate["finishReason"] = finish_reason
+    if finish_reason is not None and counts is not None:
+        # The prompt's count includes its cached part.
         chunk["usageMetadata"] = {
-            "promptTokenCount": 10,
-            "candidatesTokenCount": 5,
-            "totalTokenCount": 15,
+            "promptTokenCount": counts.input,
+            "candidatesTokenCount": counts.output,
+            "totalTokenCount": counts.input + counts.output,
         }
+        if counts.cached:
+            chunk["usageMetadata"]["cachedContentTokenCount"] = counts.cached
     return chunk
 
 
@@ -122,7 +128,9 @@ def _reply(
         if step.fault in ("cut", "error"):
             return Reply(503, body=error_body(503))
         parts = ([{"text": step.text}] if step.text else []) + call_parts
-        return Reply(200, body=_chunk(model, number, parts, finish))
+        return Reply(
+            200, body=_chunk(model, number, parts, finish, counted(body, step))
+        )
 
     chunks = [
         _chunk(model, number, [{"text": piece}]) for piece in step.pieces(step.text)
@@ -133,6 +141,6 @@ def _reply(
         if call_parts:
             chunks.append(_chunk(model, number, call_parts))
     else:
-        chunks.append(_chunk(model, number, call_parts, finish))
+        chunks.append(_chunk(model, number, call_parts, finish, counted(body, step)))
     frames = [f"data: {json.dumps(c)}\r\n\r\n" for c in chunks]
     return Reply(200, frames=frames)

@@ -7,6 +7,7 @@ import json
 from typing import Any
 
 from tests.fakes.llm_steps import Reply, Step, arguments_text
+from tests.fakes.llm_usage import Counts, counted
 
 
 def refusal(body: dict[str, Any]) -> str | None:
@@ -48,7 +49,11 @@ def error_body(status: int) -> dict[str, Any]:
 
 
 def _response(
-    number: int, model: str, output: list[dict[str, Any]], status: str
+    number: int,
+    model: str,
+    output: list[dict[str, Any]],
+    status: str,
+    counts: Counts | None = None,
 ) -> dict[str, Any]:
     response: dict[str, Any] = {
         "id": f"resp_{number}",
@@ -63,6 +68,14 @@ def _response(
     }
     if status == "incomplete":
         response["incomplete_details"] = {"reason": "max_output_tokens"}
+    if counts is not None:
+        response["usage"] = {
+            "input_tokens": counts.input,
+            "input_tokens_details": {"cached_tokens": counts.cached},
+            "output_tokens": counts.output,
+            "output_tokens_details": {"reasoning_tokens": 0},
+            "total_tokens": counts.input + counts.output,
+        }
     return response
 
 
@@ -99,10 +112,11 @@ def reply(step: Step, body: dict[str, Any], number: int, path: str) -> Reply:
     model = str(body.get("model", "gpt-test"))
     items = _items(step)
     final_status = "incomplete" if step.fault == "max_tokens" else "completed"
+    counts = counted(body, step)
     if not body.get("stream"):
         if step.fault in ("cut", "error"):
             return Reply(500, body=error_body(500))
-        return Reply(200, body=_response(number, model, items, final_status))
+        return Reply(200, body=_response(number, model, items, final_status, counts))
 
     events: list[dict[str, Any]] = [
         {
@@ -139,7 +153,7 @@ def reply(step: Step, body: dict[str, Any], number: int, path: str) -> Reply:
         events.append(
             {
                 "type": "response.completed",
-                "response": _response(number, model, items, "completed"),
+                "response": _response(number, model, items, "completed", counts),
             }
         )
     frames = []

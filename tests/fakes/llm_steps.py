@@ -32,6 +32,8 @@ class Step:
     rather than in an ``error`` event of ``server_error``. ``status`` answers that HTTP status with the provider's
     error body instead. ``headers`` are added to the response, ``delay`` seconds
     pass before anything is written (after the partial stream for ``"stall"``).
+    ``cached`` and ``cache_written`` are the input tokens the answer's usage says
+    were read from and written to the prompt cache (``tests.fakes.llm_usage``).
     """
 
     text: str = ""
@@ -43,6 +45,8 @@ class Step:
     delay: float = 0.0
     chunk: int = 8
     cuts: tuple[int, ...] = ()
+    cached: int = 0
+    cache_written: int = 0
 
     def pieces(self, text: str) -> list[str]:
         """``text`` as this step streams it (no piece for empty text)."""

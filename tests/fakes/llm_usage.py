@@ -1,0 +1,35 @@
+"""The tokens the fake LLM APIs say a step used.
+
+Tokens are counted approximately, as characters / 4 of the request body and of
+the step's output (the real tokenizers are not available offline); what a step
+read from or wrote to a prompt cache is what the test scripted on the ``Step``.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from tests.fakes.llm_steps import Step, arguments_text
+
+
+@dataclass(frozen=True)
+class Counts:
+    input: int  # all input, cached or not
+    cached: int
+    written: int
+    output: int
+
+
+def counted(body: dict[str, Any], step: Step) -> Counts:
+    output = step.text + "".join(
+        name + arguments_text(arguments) for _, name, arguments in step.tool_calls
+    )
+    whole = len(json.dumps(body, ensure_ascii=False)) // 4
+    return Counts(
+        input=max(whole, step.cached + step.cache_written),
+        cached=step.cached,
+        written=step.cache_written,
+        output=len(output) // 4 + 1,
+    )
