@@ -14,9 +14,11 @@ from django.utils.safestring import SafeString
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
+from agents import admin_usage  # noqa: F401  (registers the model prices' pages)
 from agents.embedding import origin_normalized
 from agents.models import Agent, Conversation, Message
 from agents.services import identity_secret_new, provider_missing_key
+from agents.usage import usage_by_model
 from gymnasia.gyms.admin import BusinessScopedAdmin, SameBusinessForm
 from gymnasia.gyms.models import Member
 from gymnasia.text import choice_labels
@@ -300,6 +302,9 @@ class ConversationAdmin(BusinessScopedAdmin):
     ) -> HttpResponse:
         if obj is not None:
             context["timeline"] = _timeline(obj, request.GET)
+            context["usage"] = usage_by_model(
+                obj.messages.all(), business_id=obj.business_id
+            )
         return super().render_change_form(request, context, add, change, form_url, obj)
 
 

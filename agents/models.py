@@ -184,6 +184,19 @@ class Message(models.Model):
     text = models.TextField(_("text"), blank=True)
     content = models.JSONField(_("content"), default=dict, blank=True)
     created_at = models.DateTimeField(_("created at"), default=timezone.now)
+    # A model step's (``step`` and ``assistant``) model and the tokens its
+    # provider billed; empty on other rows and where the provider said nothing.
+    model = models.CharField(_("model"), max_length=100, blank=True)
+    input_tokens = models.PositiveIntegerField(_("input tokens"), null=True, blank=True)
+    cached_input_tokens = models.PositiveIntegerField(
+        _("cached input tokens"), null=True, blank=True
+    )
+    cache_write_tokens = models.PositiveIntegerField(
+        _("input tokens written to the cache"), null=True, blank=True
+    )
+    output_tokens = models.PositiveIntegerField(
+        _("output tokens"), null=True, blank=True
+    )
 
     class Meta:
         verbose_name = _("message")
@@ -202,3 +215,57 @@ class Message(models.Model):
 
     def __str__(self) -> str:
         return f"{self.get_role_display()}: {self.text[:60]}"
+
+
+class ModelPrice(models.Model):
+    """What a model's tokens cost the business, per million, as its owner set it.
+
+    A model with no price of the business's own is priced at the list prices
+    shipped with Gymnasia (``agents.usage.LIST_PRICES``, with their date); a model
+    in neither has an unknown cost, never a guessed one.
+    """
+
+    business = models.ForeignKey(
+        Business, on_delete=models.CASCADE, related_name="+", verbose_name=_("business")
+    )
+    model = models.CharField(
+        _("model"),
+        max_length=100,
+        help_text=_("As the agents name it, e.g. gpt-5-mini or claude-sonnet-4-5."),
+    )
+    currency = models.CharField(
+        _("currency"),
+        max_length=3,
+        default="USD",
+        help_text=_("Three letters (ISO 4217), as the provider bills: usually USD."),
+    )
+    input = models.DecimalField(
+        _("input, per million tokens"), max_digits=10, decimal_places=4
+    )
+    cached_input = models.DecimalField(
+        _("cached input, per million tokens"), max_digits=10, decimal_places=4
+    )
+    cache_write = models.DecimalField(
+        _("input written to the cache, per million tokens"),
+        max_digits=10,
+        decimal_places=4,
+        null=True,
+        blank=True,
+        help_text=_("Empty where writing to the cache costs what input costs."),
+    )
+    output = models.DecimalField(
+        _("output, per million tokens"), max_digits=10, decimal_places=4
+    )
+
+    class Meta:
+        verbose_name = _("model price")
+        verbose_name_plural = _("model prices")
+        ordering = ["business", "model"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["business", "model"], name="one_price_per_model"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return self.model

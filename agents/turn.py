@@ -59,6 +59,7 @@ from agents.turn_rows import (
     message_store,
     results_message,
     rows_store,
+    usage_fields,
 )
 from agents.turn_stream import Emit, ignore, stream_step
 from agents.turn_tools import tools_run
@@ -224,6 +225,7 @@ def _continuation_prepare(
 
 async def _run(state: TurnState, instructions: str, emit: Emit) -> None:
     provider = provider_for(state.conversation.agent, state.conversation)
+    state.model = getattr(provider, "model", "") or provider.name
     tools = tuple(state.selection.specs())
     try:
         await _loop(state, provider, instructions, tools, emit)
@@ -277,6 +279,7 @@ async def _loop(
                     "verdict": verdict_cases(state.writes),
                 },
                 last=True,
+                usage=usage_fields(state, step),
             )
             await emit("message", message_json(message))
             return

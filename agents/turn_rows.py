@@ -5,14 +5,14 @@ calls' log rows, and the end of its hold on the conversation (``agents.turn``).
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from django.db import transaction
 
 from agents.conversations import messages_insert
 from agents.models import Conversation, Message
-from agents.providers.base import HistoryItem
+from agents.providers.base import HistoryItem, StepDone
 from agents.serial import conversation_turn_release
 from tools.models import ToolCallLog
 from tools.selection import ToolSelection
@@ -56,12 +56,20 @@ class TurnState:
     #: running), kept until the turn next writes anything: the whole turn's steps
     #: then cost one transaction rather than one each.
     deferred: list[StepRows] = field(default_factory=list)
+    #: The model the turn's steps ask ("offline" for the demo model).
+    model: str = ""
 
     def deferred_taken(self) -> list[StepRows]:
         """The deferred rows, handed to whoever writes them next (called on the
         event loop, so that no two pieces of database work get the same rows)."""
         rows, self.deferred = self.deferred, []
         return rows
+
+
+def usage_fields(state: TurnState, step: StepDone) -> dict[str, Any]:
+    """A model step's row's model and tokens billed (none where unreported)."""
+    tokens = asdict(step.usage) if step.usage is not None else {}
+    return {"model": state.model, **tokens}
 
 
 def message_store(
@@ -72,11 +80,16 @@ def message_store(
     content: dict[str, Any],
     *,
     last: bool = False,
+    usage: dict[str, Any] | None = None,
 ) -> Message:
     """A message of the turn, in the statement that writes the steps' deferred
     rows, after them; the ``last`` of the turn lets go of its conversation."""
     message = Message(
-        conversation=state.conversation, role=role, text=text, content=content
+        conversation=state.conversation,
+        role=role,
+        text=text,
+        content=content,
+        **(usage or {}),
     )
     if last:
         with transaction.atomic():  # the reply and the hold's end together

@@ -17,6 +17,7 @@ from agents.turn_rows import (
     message_store,
     results_message,
     rows_store,
+    usage_fields,
 )
 from agents.verdict import counts_for_verdict
 from gymnasia.text import storable_json
@@ -42,6 +43,7 @@ def tools_run(
     step_message = Message(
         conversation=state.conversation,
         role=Message.Role.STEP,
+        **usage_fields(state, step),
         text=step.text,
         content=storable_json(
             {

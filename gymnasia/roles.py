@@ -39,6 +39,8 @@ OWNER_PERMISSIONS: dict[str, tuple[str, ...]] = {
     "agents.agent": ALL,
     "agents.conversation": VIEW,
     "agents.message": VIEW,
+    # What each model's tokens cost the gym (staff may read them).
+    "agents.modelprice": ALL,
     "approvals.decision": VIEW,
     "approvals.staffnotice": VIEW,
     "approvals.webhookendpoint": ALL,

@@ -8,6 +8,7 @@ A's own owner sees A's objects, so the checks can see a leak when there is one.
 
 from __future__ import annotations
 
+from decimal import Decimal
 from typing import Any
 
 import pytest
@@ -17,6 +18,7 @@ from django.forms.models import model_to_dict
 from django.urls import reverse
 
 from agents.conversations import conversation_start, message_add
+from agents.models import ModelPrice
 from agents.services import agent_create
 from approvals.models import Decision, Event, WebhookDelivery, WebhookEndpoint
 from approvals.services import pending_action_reject
@@ -83,6 +85,13 @@ def gym_a():
         business=world.business,
         endpoint=endpoint,
         event=Event.objects.create(business=world.business, type="handoff.opened"),
+    )
+    ModelPrice.objects.create(
+        business=world.business,
+        model="gpt-5-mini",
+        input=Decimal("0.25"),
+        cached_input=Decimal("0.025"),
+        output=Decimal("2"),
     )
     assert Decision.objects.exists() and Handoff.objects.exists()
     assert ToolCallLog.objects.exists()

@@ -22,6 +22,7 @@ from agents.providers.base import (
     StepDone,
     TextDelta,
     ToolResults,
+    Usage,
     UserText,
 )
 from agents.providers.offline.account import AccountIntents
@@ -117,7 +118,8 @@ class OfflineProvider(
         text, calls = self.respond(request)
         for start in range(0, len(text), 24):
             yield TextDelta(text[start : start + 24])
-        yield StepDone(text=text, tool_calls=tuple(calls))
+        # Nothing is billed: the demo model costs nothing.
+        yield StepDone(text=text, tool_calls=tuple(calls), usage=Usage())
 
     def respond(self, request: ModelRequest) -> tuple[str, list[ToolCall]]:
         heard = _heard(_as_if_answered_then(request.history))
