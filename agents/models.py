@@ -77,6 +77,36 @@ class Agent(models.Model):
             "within the chosen model's own maximum."
         ),
     )
+    monthly_budget = models.DecimalField(
+        _("monthly budget"),
+        max_digits=10,
+        decimal_places=2,
+        null=True,
+        blank=True,
+        validators=[MinValueValidator(0)],
+        help_text=_(
+            "The most the model may cost in a calendar month, in the budget's "
+            "currency. Empty: no limit in money."
+        ),
+    )
+    monthly_budget_currency = models.CharField(
+        _("budget currency"),
+        max_length=3,
+        default="USD",
+        help_text=_(
+            "Three letters (ISO 4217). Only steps priced in this currency count "
+            "towards the budget in money."
+        ),
+    )
+    monthly_token_budget = models.PositiveBigIntegerField(
+        _("monthly budget in tokens"),
+        null=True,
+        blank=True,
+        help_text=_(
+            "The most input and output tokens the model may use in a calendar "
+            "month. Empty: no limit in tokens."
+        ),
+    )
     public_key = models.CharField(
         _("public key"),
         max_length=40,
