@@ -7,26 +7,23 @@ from typing import Any, cast
 
 from django import forms
 from django.contrib import admin
-from django.core.paginator import Paginator
-from django.http import HttpRequest, HttpResponse, QueryDict
+from django.http import HttpRequest, HttpResponse
 from django.template.loader import render_to_string
 from django.utils.safestring import SafeString
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
-from agents import admin_usage  # noqa: F401  (registers the model prices' pages)
+from agents.admin_timeline import timeline
+from agents.admin_usage import BudgetShown  # and the model prices' pages
 from agents.embedding import origin_normalized
-from agents.models import Agent, Conversation, Message
+from agents.models import Agent, Conversation
 from agents.services import identity_secret_new, provider_missing_key
 from agents.usage import usage_by_model
 from gymnasia.gyms.admin import BusinessScopedAdmin, SameBusinessForm
 from gymnasia.gyms.models import Member
-from gymnasia.text import choice_labels
 from tools.crypto import encrypt, masked
-from tools.models import AgentToolSetting, ToolCallLog
+from tools.models import AgentToolSetting
 from tools.presentation import (
-    call_outcome_described,
-    call_steps_described,
     tool_title,
     tool_titled,
 )
@@ -204,13 +201,18 @@ def _offer_described(selection: ToolSelection, name: str) -> str:
 
 
 @admin.register(Agent)
-class AgentAdmin(BusinessScopedAdmin):
+class AgentAdmin(BudgetShown, BusinessScopedAdmin):
     form = AgentForm
     inlines = [ToolSettingInline]
     list_display = ["name", "business", "provider", "model", "language", "public_key"]
     list_filter = ["provider", "business"]
     search_fields = ["name", "public_key"]
-    readonly_fields = ["public_key", "identity_secret_hint", "effective_tools"]
+    readonly_fields = [
+        "public_key",
+        "identity_secret_hint",
+        "effective_tools",
+        "budget_this_month",
+    ]
     fieldsets = [
         (None, {"fields": ["business", "name", "language", "instructions"]}),
         (
@@ -226,11 +228,30 @@ class AgentAdmin(BusinessScopedAdmin):
             },
         ),
         (
+            _("Monthly budget"),
+            {
+                "fields": [
+                    "monthly_budget",
+                    "monthly_budget_currency",
+                    "monthly_token_budget",
+                    "budget_this_month",
+                ]
+            },
+        ),
+        (
             _("Widget"),
             {"fields": ["public_key", "identity_secret_hint", "allowed_origins"]},
         ),
         (_("Effective tools"), {"fields": ["effective_tools"]}),
     ]
+
+    def changelist_view(
+        self, request: HttpRequest, extra_context: dict[str, Any] | None = None
+    ) -> HttpResponse:
+        self.budget_warned(
+            request, self.get_queryset(request).select_related("business")
+        )
+        return super().changelist_view(request, extra_context)
 
     def save_model(
         self, request: HttpRequest, obj: Any, form: Any, change: bool
@@ -301,86 +322,8 @@ class ConversationAdmin(BusinessScopedAdmin):
         obj: Conversation | None = None,
     ) -> HttpResponse:
         if obj is not None:
-            context["timeline"] = _timeline(obj, request.GET)
+            context["timeline"] = timeline(obj, request.GET)
             context["usage"] = usage_by_model(
                 obj.messages.all(), business_id=obj.business_id
             )
         return super().render_change_form(request, context, add, change, form_url, obj)
-
-
-#: Messages on one page of a conversation's timeline, the newest page first.
-TIMELINE_PAGE_SIZE = 100
-
-
-def _timeline(conversation: Conversation, query: QueryDict) -> dict[str, Any]:
-    """One page of the conversation as a timeline, oldest message first; under each
-    tool call, its verification log. ``?at=<message id>`` opens the page holding
-    that message, ``?page=N`` the N-th page counted from the newest."""
-    messages = conversation.messages.order_by("-pk")
-    at = query.get("at", "")
-    number: Any = query.get("page")
-    if at.isdigit():
-        newer = messages.filter(pk__gt=int(at)).count()
-        number = newer // TIMELINE_PAGE_SIZE + 1
-    page = Paginator(messages, TIMELINE_PAGE_SIZE).get_page(number)
-    shown = list(reversed(page.object_list))
-    logs = _logs_by_call(conversation, shown)
-    roles = choice_labels(Message.Role)
-    count = page.paginator.count
-    return {
-        "entries": [
-            {"message": m, "role": roles[m.role], "calls": _calls(m, logs)}
-            for m in shown
-        ],
-        "first": count - page.end_index() + 1 if count else 0,
-        "last": count - page.start_index() + 1 if count else 0,
-        "count": count,
-        "older_page": page.next_page_number() if page.has_next() else None,
-        "newer_page": page.previous_page_number() if page.has_previous() else None,
-    }
-
-
-def _logs_by_call(
-    conversation: Conversation, shown: list[Message]
-) -> dict[tuple[str, str], list[ToolCallLog]]:
-    """The log rows of the shown steps' calls, by step and call. A call can have
-    several rows, oldest first: a request behind approval, a staff correction of
-    it, and the approved execution are all recorded against the step and call
-    that asked."""
-    logs: dict[tuple[str, str], list[ToolCallLog]] = {}
-    for log in (
-        ToolCallLog.objects.filter(
-            conversation_key=str(conversation.pk),
-            message_key__in=[str(m.pk) for m in shown if m.role == Message.Role.STEP],
-        )
-        .order_by("created_at", "pk")
-        .prefetch_related("handoffs")
-    ):
-        logs.setdefault((log.message_key, log.provider_call_id), []).append(log)
-    return logs
-
-
-def _calls(
-    message: Message, logs: dict[tuple[str, str], list[ToolCallLog]]
-) -> list[dict[str, Any]]:
-    """A message's tool calls as the timeline shows them: each log row of a call
-    with its outcome, steps and handoffs in words; a call without a row by its
-    tool's name."""
-    calls: list[dict[str, Any]] = []
-    for call in message.content.get("tool_calls", []):
-        rows = logs.get((str(message.pk), call["id"]))
-        if not rows:
-            calls.append({"name": str(call["name"]), "log": None})
-        for log in rows or []:
-            calls.append(
-                {
-                    "name": log.tool_name,
-                    "log": log,
-                    "outcome": call_outcome_described(
-                        status=log.status, verification=log.verification
-                    ),
-                    "steps": " → ".join(call_steps_described(log.steps, times=True)),
-                    "handoffs": ", ".join(str(h.pk) for h in log.handoffs.all()),
-                }
-            )
-    return calls

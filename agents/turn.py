@@ -52,6 +52,7 @@ from agents.serial import (
     conversation_turn_release,
     conversation_turn_take,
 )
+from agents.turn_budget import budget_read, budget_used_up, over_budget, step_counted
 from agents.turn_rows import (
     StepRows,
     TurnState,
@@ -106,6 +107,7 @@ def _prepare(
         address=address if anonymous else "",
     )
     state.messages.append(member_message)
+    budget_read(state)
     instructions = instructions_for(conversation.agent, conversation, selection.offered)
     return state, member_message, instructions
 
@@ -214,13 +216,15 @@ def _continuation_prepare(
     # The step and its result together: a history never holds one without the other.
     with transaction.atomic():
         rows_store([StepRows(step, results_message(conversation, [result]), [])])
-    return TurnState(
+    state = TurnState(
         conversation=conversation,
         selection=offered_tools(conversation.agent, conversation.member),
         history=list(conversation_history(conversation)),
         writes=[(call.name, dict(result.payload))],
         holder=holder,
     )
+    budget_read(state)
+    return state
 
 
 async def _run(state: TurnState, instructions: str, emit: Emit) -> None:
@@ -254,6 +258,9 @@ async def _loop(
         if _hold_due(state):  # before a step that may be slow (retries included)
             await db_call(_hold_renewed, state)
         prefix = verdict_prefix(verdict_cases(state.writes), conversation.language)
+        if budget_used_up(state):
+            await over_budget(state, prefix, emit)
+            return
         request = ModelRequest(
             instructions=instructions,
             history=tuple(state.history),
@@ -265,6 +272,7 @@ async def _loop(
         except ProviderError as error:
             await _unavailable(state, prefix, error, emit)
             return
+        step_counted(state, step)
         if not step.tool_calls:
             reply = prefix + step.text
             message = await db_call(

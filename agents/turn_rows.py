@@ -10,6 +10,7 @@ from typing import Any
 
 from django.db import transaction
 
+from agents.budget import Budget, Spend
 from agents.conversations import messages_insert
 from agents.models import Conversation, Message
 from agents.providers.base import HistoryItem, StepDone
@@ -58,6 +59,10 @@ class TurnState:
     deferred: list[StepRows] = field(default_factory=list)
     #: The model the turn's steps ask ("offline" for the demo model).
     model: str = ""
+    #: The agent's monthly budget, if it has one, and what the month has used
+    #: of it with this turn's steps (``agents.turn_budget``).
+    budget: Budget | None = None
+    spent: Spend = field(default_factory=Spend)
 
     def deferred_taken(self) -> list[StepRows]:
         """The deferred rows, handed to whoever writes them next (called on the

@@ -323,6 +323,10 @@ class Handoff(models.Model):
         NOT_CONFIRMED = "not_confirmed", _("Looking again could not confirm it")
         WORKER_STOPPED = "worker_stopped", _("An approved action's worker stopped")
         TURN_STOPPED = "turn_stopped", _("The assistant's turn stopped")
+        BUDGET_USED_UP = (
+            "budget_used_up",
+            _("The assistant's monthly budget is used up"),
+        )
 
     class Status(models.TextChoices):
         OPEN = "open", _("Open")

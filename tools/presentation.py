@@ -267,6 +267,10 @@ KNOWN = {
         "The assistant's turn stopped while this change was being made and never "
         "recorded its outcome; it may or may not have been done."
     ),
+    Handoff.Cause.BUDGET_USED_UP: gettext_lazy(
+        "The assistant's budget for this month is used up, so the member's message "
+        "came to the staff; the assistant did not read it."
+    ),
 }
 
 
@@ -277,7 +281,7 @@ def handoff_described(handoff: Handoff) -> HandoffDescribed:
     cause, tool = handoff.cause, str(handoff.tried.get("tool") or "")
     if not cause:
         return HandoffDescribed(title=handoff.reason, known=handoff.known)
-    if cause == Handoff.Cause.MEMBER_ASKED or not tool:
+    if cause in (Handoff.Cause.MEMBER_ASKED, Handoff.Cause.BUDGET_USED_UP) or not tool:
         title = handoff.reason or handoff.get_cause_display()
     elif cause == Handoff.Cause.WORKER_STOPPED:
         title = _("Could not confirm the approved request: %(title)s.") % {
