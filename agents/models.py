@@ -299,3 +299,27 @@ class ModelPrice(models.Model):
 
     def __str__(self) -> str:
         return self.model
+
+
+class BudgetAlert(models.Model):
+    """An agent's month reached a share of its budget (80 or 100 %): recorded
+    once, and its owners mailed of it (``agents.budget_alerts``)."""
+
+    agent = models.ForeignKey(
+        Agent, on_delete=models.CASCADE, related_name="+", verbose_name=_("agent")
+    )
+    month = models.DateField(_("month"))
+    percent = models.PositiveSmallIntegerField(_("share of the budget (%)"))
+    created_at = models.DateTimeField(_("created at"), default=timezone.now)
+
+    class Meta:
+        verbose_name = _("budget alert")
+        verbose_name_plural = _("budget alerts")
+        constraints = [
+            models.UniqueConstraint(
+                fields=["agent", "month", "percent"], name="budget_alert_once"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.agent} · {self.month:%Y-%m} · {self.percent} %"

@@ -10,6 +10,7 @@ from django.utils.translation import gettext, override
 
 from agents.assistant import HANDOFF_TOOL
 from agents.budget import Budget, month_spend
+from agents.budget_alerts import budget_alerts_record
 from agents.conversations import message_json
 from agents.database import db_call
 from agents.models import Message
@@ -26,6 +27,7 @@ def budget_read(state: TurnState) -> None:
     state.budget = Budget.of(agent)
     if state.budget is not None:
         state.spent = month_spend(agent, state.budget)
+        budget_alerts_record(agent, state.budget.share(state.spent))
 
 
 def budget_used_up(state: TurnState) -> bool:
@@ -45,6 +47,8 @@ async def over_budget(state: TurnState, prefix: str, emit: Emit) -> None:
 
 def _told(state: TurnState, deferred: list[StepRows], prefix: str) -> Message:
     conversation = state.conversation
+    if state.budget is not None:  # used up during this turn: the owners hear now
+        budget_alerts_record(conversation.agent, state.budget.share(state.spent))
     with override(conversation.language):
         if not state.turn_key:  # staff decided a request: its outcome, in fixed words
             text = state.unanswered or gettext(

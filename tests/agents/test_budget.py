@@ -12,8 +12,10 @@ import pytest
 from django.utils import timezone
 
 from agents.budget import Budget, Spend, budget_state, month_start
-from agents.models import Agent, Message, ModelPrice
+from agents.budget_alerts import budget_alert_mail
+from agents.models import Agent, BudgetAlert, Message, ModelPrice
 from agents.usage import Tokens
+from gymnasia.gyms.models import StaffRole
 from tests.agents.test_step_usage import searched_then_answered, seeded
 from tests.fakes.llm_server import running_fake_llm
 from tools.models import AgentToolSetting, Handoff
@@ -243,3 +245,49 @@ def test_owners_are_warned_in_admin_from_80_percent(client, fake, settings):
     agent.save()
     page = client.get("/admin/agents/agent/").content.decode()
     assert "The budget is used up" in page
+
+
+def test_owners_are_mailed_once_at_80_and_at_100_percent(
+    client, fake, monkeypatch, mailoutbox, django_capture_on_commit_callbacks
+):
+    queued = []
+    monkeypatch.setattr(
+        "agents.tasks.mail_budget_alert.delay", lambda *a: queued.append(a)
+    )
+    agent = Agent.objects.get()
+    conversation = start(client, agent)
+    say(client, conversation, "¿Cuántos hidratos tiene el arroz?")
+    used = budget_state_of(agent, tokens=10**9).spent.tokens
+    owner = StaffRole.objects.get(business=agent.business, role="owner")
+
+    agent.monthly_token_budget = used * 10 // 9  # 90 %
+    agent.save()
+    with django_capture_on_commit_callbacks(execute=True):
+        say(client, conversation, "¿Y el integral?")
+        say(client, conversation, "¿Y la avena?")  # over 100 % by now
+        say(client, conversation, "¿Hola?")
+    alerts = list(BudgetAlert.objects.values_list("percent", flat=True))
+    assert sorted(alerts) == [80, 100]
+    assert len(queued) == 2 and {role for _, role in queued} == {owner.pk}
+
+    for alert_id, role_id in queued:
+        assert budget_alert_mail(alert_id=alert_id, role_id=role_id) == 0
+    warned, used_up = sorted(mailoutbox, key=lambda m: "agotado" in m.subject)
+    assert warned.to == [owner.user.email]
+    assert warned.subject == f"{agent} ha usado el 80 % de su presupuesto"
+    assert used_up.subject == f"{agent} ha agotado su presupuesto de este mes"
+    assert f"/admin/agents/agent/{agent.pk}/change/" in used_up.body
+
+
+def test_a_budget_mail_waits_for_the_owners_quiet_hours(client, fake, mailoutbox):
+    agent = Agent.objects.get()
+    owner = StaffRole.objects.get(business=agent.business, role="owner")
+    owner.quiet_from, owner.quiet_until = datetime.time(0, 0), datetime.time(23, 59)
+    owner.save()
+    alert = BudgetAlert.objects.create(
+        agent=agent, month=month_start(agent.business).date(), percent=80
+    )
+
+    wait = budget_alert_mail(alert_id=alert.pk, role_id=owner.pk)
+
+    assert wait > 0 and mailoutbox == []
