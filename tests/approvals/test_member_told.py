@@ -14,7 +14,7 @@ from asgiref.sync import async_to_sync
 from django.core.management import call_command
 from django.utils import timezone
 
-from agents.models import Agent, Conversation
+from agents.models import Agent, Conversation, Message
 from agents.turn import turn_run
 from agents.verdict import SENTENCES
 from approvals.services import (
@@ -75,6 +75,34 @@ def test_an_approved_and_verified_request_is_told_done(asked):
     assert message["text"] == (
         f"Cuota congelada del {freeze.start.isoformat()} al {freeze.end.isoformat()}."
     )
+
+
+def test_an_approved_request_is_told_in_fixed_words_once_the_budget_is_used_up(
+    asked,
+):
+    """With the agent's budget used up the model is not asked to write it up:
+    the member reads the staff reviewed it, and no case is opened for staff
+    (the member did not write)."""
+    action, staff, later = asked
+    agent = Agent.objects.get()
+    agent.monthly_token_budget = 10
+    agent.save()
+    Message.objects.create(
+        conversation=Conversation.objects.get(),
+        role="step",  # a step of this month's that used the budget up
+        model="gpt-5-mini",
+        input_tokens=10,
+        cached_input_tokens=0,
+        cache_write_tokens=0,
+        output_tokens=0,
+    )
+    pending_action_approve(action_id=action.pk, user=staff)
+    pending_action_execute(action_id=action.pk)
+    [message] = later()
+    assert message["role"] == "notice"
+    assert message["text"].startswith("El equipo ha revisado tu solicitud (")
+    assert MembershipFreeze.objects.count() == 1  # done all the same
+    assert not Handoff.objects.exists()
 
 
 @pytest.mark.parametrize(
