@@ -16,7 +16,7 @@ from agents.budget_alerts import budget_alert_mail
 from agents.models import Agent, BudgetAlert, Message, ModelPrice
 from agents.usage import Tokens
 from gymnasia.gyms.models import StaffRole
-from tests.agents.test_step_usage import searched_then_answered, seeded
+from tests.agents.test_step_usage import say, searched_then_answered, seeded, start
 from tests.fakes.llm_server import running_fake_llm
 from tools.models import AgentToolSetting, Handoff
 
@@ -36,28 +36,6 @@ def fake(settings, monkeypatch):
         seeded("openai", "gpt-5-mini")
         fake.script("openai", searched_then_answered)
         yield fake
-
-
-def say(client, conversation, text):
-    token = client.conversation_tokens[conversation]
-    response = client.post(
-        f"/api/v1/conversations/{conversation}/messages",
-        {"text": text},
-        content_type="application/json",
-        headers={"Authorization": f"Bearer {token}"},
-    )
-    assert response.status_code == 200, response.content
-    return response.json()["messages"]
-
-
-def start(client, agent):
-    started = client.post(
-        "/api/v1/conversations",
-        {"agent": agent.public_key},
-        content_type="application/json",
-    ).json()
-    client.conversation_tokens = {started["conversation"]: started["token"]}
-    return started["conversation"]
 
 
 def provider_calls(fake):

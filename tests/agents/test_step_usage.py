@@ -27,20 +27,33 @@ def seeded(provider="offline", model=""):
     return Agent.objects.get(), logins
 
 
-def ask(client, agent, text):
+def start(client, agent):
+    """A visitor's new conversation through the API; the client keeps its token."""
     started = client.post(
         "/api/v1/conversations",
         {"agent": agent.public_key},
         content_type="application/json",
     ).json()
+    client.conversation_tokens = {started["conversation"]: started["token"]}
+    return started["conversation"]
+
+
+def say(client, conversation, text):
+    """The messages the turn added, the member's first."""
     response = client.post(
-        f"/api/v1/conversations/{started['conversation']}/messages",
+        f"/api/v1/conversations/{conversation}/messages",
         {"text": text},
         content_type="application/json",
-        headers={"Authorization": f"Bearer {started['token']}"},
+        headers={"Authorization": f"Bearer {client.conversation_tokens[conversation]}"},
     )
     assert response.status_code == 200, response.content
-    return started["conversation"]
+    return response.json()["messages"]
+
+
+def ask(client, agent, text):
+    conversation = start(client, agent)
+    say(client, conversation, text)
+    return conversation
 
 
 def searched_then_answered(body):
