@@ -19,7 +19,11 @@ from agents.embedding import origin_normalized
 from agents.models import Agent, Conversation
 from agents.services import identity_secret_new, provider_missing_key
 from agents.usage import usage_by_model
-from gymnasia.gyms.admin import BusinessScopedAdmin, SameBusinessForm
+from gymnasia.gyms.admin import (
+    BusinessScopedAdmin,
+    ReadOnlyScopedAdmin,
+    SameBusinessForm,
+)
 from gymnasia.gyms.models import Member
 from tools.crypto import encrypt, masked
 from tools.models import AgentToolSetting
@@ -288,7 +292,7 @@ class AgentAdmin(BudgetShown, BusinessScopedAdmin):
 
 
 @admin.register(Conversation)
-class ConversationAdmin(BusinessScopedAdmin):
+class ConversationAdmin(ReadOnlyScopedAdmin):
     """A conversation as a timeline; under each tool call, its verification log."""
 
     list_display = ["created_at", "agent", "member", "language"]
@@ -302,15 +306,6 @@ class ConversationAdmin(BusinessScopedAdmin):
 
     class Media:
         css = {"all": ("agents/timeline.css",)}
-
-    def has_add_permission(self, request: HttpRequest, *args: Any) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
 
     def render_change_form(
         self,

@@ -344,17 +344,7 @@ async def _unavailable(
                 "please try again in a moment."
             )
         )
-    message = await db_call(
-        message_store,
-        state,
-        state.deferred_taken(),
-        Message.Role.NOTICE,
-        text,
-        {"reason": error.kind},
-        last=True,
-    )
-    await emit("error", {"error": "assistant_unavailable", "detail": text})
-    await emit("message", message_json(message))
+    await _last_notice(state, text, error.kind, emit, failed=True)
 
 
 async def _out_of_steps(state: TurnState, prefix: str, emit: Emit) -> None:
@@ -362,13 +352,23 @@ async def _out_of_steps(state: TurnState, prefix: str, emit: Emit) -> None:
         text = prefix + gettext(
             "I could not finish this request. Please try again, or ask to talk to a person."
         )
+    await _last_notice(state, text, "max_tool_steps", emit)
+
+
+async def _last_notice(
+    state: TurnState, text: str, reason: str, emit: Emit, *, failed: bool = False
+) -> None:
+    """The turn ends with fixed words of ours, stored with the rows still deferred;
+    when the model ``failed``, the stream's error event comes first, once stored."""
     message = await db_call(
         message_store,
         state,
         state.deferred_taken(),
         Message.Role.NOTICE,
         text,
-        {"reason": "max_tool_steps"},
+        {"reason": reason},
         last=True,
     )
+    if failed:
+        await emit("error", {"error": "assistant_unavailable", "detail": text})
     await emit("message", message_json(message))

@@ -26,11 +26,12 @@ from approvals.webhooks import (
 from gymnasia.gyms.admin import (
     OWNER_ROLES,
     BusinessScopedAdmin,
+    ReadOnlyScopedAdmin,
     SameBusinessForm,
     ScopedRelatedFilter,
 )
 from gymnasia.gyms.selectors import businesses_for_user
-from tools.admin import ReadOnlyScopedAdmin, ToolFilter
+from tools.admin import ToolFilter
 from tools.crypto import encrypt
 from tools.naming import arguments_changed
 from tools.presentation import tool_title

@@ -15,7 +15,11 @@ from django.utils.safestring import SafeString
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
-from gymnasia.gyms.admin import BusinessScopedAdmin, SameBusinessForm
+from gymnasia.gyms.admin import (
+    BusinessScopedAdmin,
+    ReadOnlyScopedAdmin,
+    SameBusinessForm,
+)
 from tools.integrations.stripe import DEFAULT_TIMEOUT_SECONDS
 from tools.models import Handoff, Integration, ToolCallEvent, ToolCallLog
 from tools.naming import request_arguments_described
@@ -171,19 +175,6 @@ class IntegrationAdmin(BusinessScopedAdmin):
     ) -> None:
         for integration in queryset:
             self._check(request, integration)
-
-
-class ReadOnlyScopedAdmin(BusinessScopedAdmin):
-    """Records the harness writes; people read them here and change them elsewhere."""
-
-    def has_add_permission(self, request: HttpRequest, *args: Any) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
 
 
 class WordsFilter(admin.SimpleListFilter):

@@ -229,6 +229,19 @@ class BusinessScopedAdmin(admin.ModelAdmin):
         return super().history_view(request, object_id, extra_context)
 
 
+class ReadOnlyScopedAdmin(BusinessScopedAdmin):
+    """Records the harness writes; people read them here and change them elsewhere."""
+
+    def has_add_permission(self, request: HttpRequest, *args: Any) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
 @admin.register(Business)
 class BusinessAdmin(BusinessScopedAdmin):
     list_display = ["name", "slug", "time_zone", "language"]

@@ -136,8 +136,15 @@
 
   window.Gymnasia = {
     identify: function (token) {
+      var before = subject(identityToken);
       identityToken = token || null;
-      post({ type: "gymnasia:identify", identityToken: identityToken });
+      // A renewed token of the same member keeps the conversation; another member,
+      // or signing out, starts a new one: the panel is told which.
+      post({
+        type: "gymnasia:identify",
+        identityToken: identityToken,
+        otherMember: subject(identityToken) !== before
+      });
     },
     open: function () { post({ type: "gymnasia:open", open: true }); },
     close: function () { post({ type: "gymnasia:open", open: false }); }
