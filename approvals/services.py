@@ -181,11 +181,11 @@ def pending_action_correct(
     """
     call = pending_action_for_staff(action_id=action_id, user=user)
     corrected = correction_checked(call=call, arguments=arguments)
-    before = call.arguments or {}
+    asked = call.arguments or {}
     difference = {
-        key: [before.get(key), corrected.get(key)]
-        for key in sorted(set(before) | set(corrected))
-        if before.get(key) != corrected.get(key)
+        key: [asked.get(key), corrected.get(key)]
+        for key in sorted(set(asked) | set(corrected))
+        if asked.get(key) != corrected.get(key)
     }
     now = timezone.now()
     with transaction.atomic():
