@@ -11,9 +11,7 @@ anything else unfinished is ``cut_off``.
 
 from __future__ import annotations
 
-import json
 from collections.abc import AsyncGenerator, Mapping
-from contextlib import aclosing
 from typing import Any, cast
 
 import httpx2
@@ -37,6 +35,7 @@ from agents.providers.wire import (
     SdkProvider,
     encoded_once,
     json_dumps,
+    json_text,
     redacted,
     retry_after_seconds,
     status_failure,
@@ -66,22 +65,24 @@ class OpenAIProvider(SdkProvider):
     sdk_errors = (openai.APIError, httpx2.HTTPError)
     _client: openai.AsyncOpenAI
 
-    async def _events(
-        self, request: ModelRequest
-    ) -> AsyncGenerator[ProviderEvent, None]:
-        body = self._request_body(
+    def _body(self, request: ModelRequest) -> bytes:
+        """The Responses request: instructions and tools first, then the input;
+        with ``prompt_cache_key`` (the request's cache key), requests sharing a
+        prefix reach the same cache."""
+        fields: dict[str, Any] = {"max_output_tokens": request.max_output_tokens}
+        if request.instructions:
+            fields["instructions"] = request.instructions
+        if self.prompt_caching and request.cache_key:
+            fields["prompt_cache_key"] = request.cache_key
+        return self._request_body(
             request,
-            names=("max_output_tokens", "instructions"),
-            tool_json=_tool_json,
+            fields=fields,
+            tools=self._tools_json(request, _tool_json),
             history=(
                 "input",
                 [encoded_once(e, _STATE_KEY, _input_json) for e in request.history],
             ),
         )
-        events = self._streamed(body) if self.streaming else self._answered(body)
-        async with aclosing(events):
-            async for event in events:
-                yield event
 
     async def _answered(self, body: bytes) -> AsyncGenerator[ProviderEvent, None]:
         """A step asked for without streaming: its text, then the step."""
@@ -220,7 +221,7 @@ def _input_items(entry: HistoryItem) -> list[dict[str, Any]]:
         {
             "type": "function_call_output",
             "call_id": result.call_id,
-            "output": json.dumps(dict(result.payload), ensure_ascii=False),
+            "output": json_text(dict(result.payload)),
         }
         for result in entry.results
     ]
@@ -241,7 +242,7 @@ def _rebuilt_step(step: AssistantStep) -> list[dict[str, Any]]:
                 "name": call.name,
                 "arguments": arguments
                 if isinstance(arguments, str)
-                else json.dumps(dict(arguments), ensure_ascii=False),
+                else json_text(dict(arguments)),
             }
         )
     return items
