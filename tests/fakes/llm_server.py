@@ -85,9 +85,7 @@ class FakeLLM:
         self._scripts: dict[str, Script | None] = dict.fromkeys(PROVIDERS)
         self._requests: dict[str, list[RecordedRequest]] = {p: [] for p in PROVIDERS}
         self._billed: dict[str, list[Counts]] = {p: [] for p in PROVIDERS}
-        self._openai_cache = OpenAICache()
-        self._anthropic_cache = AnthropicCache()
-        self._gemini_cache = GeminiCache()
+        self._caches_new()
         self._counter = 0
         self._server: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
@@ -146,13 +144,20 @@ class FakeLLM:
                 self._steps[provider].extend(steps)
 
     def reset(self) -> None:
-        """Forget every script and every recorded request (the caches stay)."""
+        """Forget every script, every recorded request and what the caches hold
+        (they cache again)."""
         with self._lock:
             for provider in PROVIDERS:
                 self._steps[provider].clear()
                 self._scripts[provider] = None
                 self._requests[provider].clear()
                 self._billed[provider].clear()
+            self._caches_new()
+
+    def _caches_new(self) -> None:
+        self._openai_cache = OpenAICache()
+        self._anthropic_cache = AnthropicCache()
+        self._gemini_cache = GeminiCache()
 
     def prompt_cache(self, provider: Provider, enabled: bool) -> None:
         """Whether ``provider``'s API caches prompts (it does unless told not)."""
@@ -269,7 +274,7 @@ class _Handler(BaseHTTPRequestHandler):
             key.lower(): (_REDACTED if key.lower() in _SECRET_HEADERS else value)
             for key, value in self.headers.items()
         }
-        record = RecordedRequest(path=self.path, headers=headers, body=body)
+        record = RecordedRequest(path=self.path, headers=headers, body=body, raw=raw)
         self._write(self.owner._answer(provider, record))
 
     def _write(self, reply: Reply) -> None:

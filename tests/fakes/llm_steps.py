@@ -85,11 +85,13 @@ def searches_then(calls: int, answer: str) -> Script:
 
 @dataclass(frozen=True)
 class RecordedRequest:
-    """A request as the fake received it: path (with query), headers, JSON body."""
+    """A request as the fake received it: path (with query), headers, JSON body,
+    and the body's bytes as sent."""
 
     path: str
     headers: dict[str, str]
     body: dict[str, Any]
+    raw: bytes = b""
 
 
 def arguments_text(arguments: Arguments) -> str:
