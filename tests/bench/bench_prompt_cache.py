@@ -21,8 +21,10 @@ Each provider runs twice, in a conversation of its own:
 
 It prints, per turn, the input tokens billed (all of them, cached or not), the
 part read from the cache and the part written to it; then, from turn 3 on, the
-share of input tokens read from the cache. The target: at least 70 % on Anthropic
-and OpenAI with caching on.
+share of input tokens read from the cache, and what the whole conversation's
+steps cost at the model's list price (``agents.usage.LIST_PRICES``; Anthropic
+bills cache writes at 1.25 times its input price). The target: at least 70 %
+cached on Anthropic and OpenAI with caching on.
 
 Run: ``DEBUG=1 .venv/bin/python tests/bench/bench_prompt_cache.py [--turns 10]``.
 """
@@ -200,9 +202,10 @@ def _adapter(name: str, base_url: str, caching: bool) -> Any:
 
 async def _conversation_run(
     agent: Any, member: Any, name: str, caching: bool, turns: int
-) -> list[TurnFigures]:
-    """One conversation of ``turns`` turns on ``name``'s adapter; each turn's
-    figures, from its steps' stored rows."""
+) -> tuple[list[TurnFigures], Any]:
+    """One conversation of ``turns`` turns on ``name``'s adapter: each turn's
+    figures, from its steps' stored rows, and what the whole conversation's
+    steps cost at list prices (``agents.usage``)."""
     import agents.turn as turn
     from agents.conversations import conversation_start
     from agents.models import Conversation, Message
@@ -246,7 +249,18 @@ async def _conversation_run(
                 )
         finally:
             await provider.aclose()
-    return figures
+    return figures, await asyncio.to_thread(_cost, conversation)
+
+
+def _cost(conversation: Any) -> Any:
+    from agents.models import Message
+    from agents.usage import usage_by_model
+
+    [usage] = usage_by_model(
+        Message.objects.filter(conversation=conversation),
+        business_id=conversation.business_id,
+    )
+    return usage.cost
 
 
 def _share(figures: list[TurnFigures]) -> tuple[int, int, float]:
@@ -272,7 +286,7 @@ async def _all(agent: Any, member: Any, turns: int) -> None:
     for name in PROVIDERS:
         for caching in (True, False):
             label = f"{name:9} caching {'on ' if caching else 'off'}"
-            figures = await _conversation_run(agent, member, name, caching, turns)
+            figures, cost = await _conversation_run(agent, member, name, caching, turns)
             for number, f in enumerate(figures, start=1):
                 share = f.cached / f.input if f.input else 0.0
                 print(
@@ -283,7 +297,8 @@ async def _all(agent: Any, member: Any, turns: int) -> None:
             total, cached, share = _share(figures)
             summary.append(
                 f"{label}: turns {FROM_TURN}-{turns}: input {total} tokens, "
-                f"{cached} read from the cache: {share:.0%} cached"
+                f"{cached} read from the cache: {share:.0%} cached; all {turns} "
+                f"turns at {MODELS[name]}'s list prices: {cost:.4f} USD"
             )
     for line in summary:
         print(line)
