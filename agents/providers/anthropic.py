@@ -35,7 +35,6 @@ from agents.providers.wire import (
     json_dumps,
     json_object,
     json_text,
-    redacted,
     retry_after_seconds,
     status_failure,
 )
@@ -72,6 +71,7 @@ class AnthropicProvider(SdkProvider):
 
     sdk_client = anthropic.AsyncAnthropic
     sdk_errors = (anthropic.APIError, httpx2.HTTPError)
+    transport_errors = (anthropic.APIConnectionError, httpx2.HTTPError)
     _client: anthropic.AsyncAnthropic
 
     def _body(self, request: ModelRequest) -> bytes:
@@ -99,22 +99,19 @@ class AnthropicProvider(SdkProvider):
             request, fields=fields, tools=tools, history=("messages", messages)
         )
 
-    async def _answered(self, body: bytes) -> AsyncGenerator[ProviderEvent, None]:
-        """A step asked for without streaming: its text, then the step."""
+    async def _answered(self, body: bytes) -> StepDone:
+        """A step asked for without streaming."""
         message: Message = await self._post(body, stream=False)
         if message.stop_reason not in _FINISHED:
             raise ProviderError("cut_off", _unfinished(message.stop_reason))
         content = [_dump(block) for block in message.content]
-        whole_text = "".join(b["text"] for b in content if b.get("type") == "text")
         calls = tuple(
             ToolCall(id=block.id, name=block.name, arguments=dict(block.input))
             for block in message.content
             if block.type == "tool_use"
         )
-        if whole_text:
-            yield TextDelta(whole_text)
-        yield StepDone(
-            whole_text,
+        return StepDone(
+            "".join(b["text"] for b in content if b.get("type") == "text"),
             calls,
             {_STATE_KEY: {"content": content}},
             _usage(message.usage.model_dump(mode="json")),
@@ -154,29 +151,22 @@ class AnthropicProvider(SdkProvider):
             stream_cls=anthropic.AsyncStream[object],
         )
 
-    def _failure(self, exc: Exception) -> ProviderError:
-        """The neutral error for an SDK or transport exception."""
-        detail = redacted(str(exc), self._api_key)
-        if isinstance(exc, anthropic.APIStatusError):
-            status = exc.status_code
-            message = f"anthropic: HTTP {status} ({exc.type}): {detail}"
-            if status == 200:  # an ``event: error`` inside the stream
-                kind = _STREAM_ERROR_KINDS.get(str(exc.type), "cut_off")
-                return ProviderError(kind, message)
-            retry_after = retry_after_seconds(exc.response.headers)
-            if isinstance(exc, _SPEND_LIMITS):
-                return ProviderError("refused", message)
-            return status_failure(
-                status,
-                message,
-                retry_after=retry_after,
-                overloaded=exc.type == "overloaded_error",
-            )
-        if isinstance(exc, anthropic.APIConnectionError | httpx2.HTTPError):
-            return ProviderError(
-                "unavailable", f"anthropic: {type(exc).__name__}: {detail}"
-            )
-        return ProviderError("cut_off", f"anthropic: unusable response: {detail}")
+    def _status_failure(self, exc: Exception, detail: str) -> ProviderError | None:
+        if not isinstance(exc, anthropic.APIStatusError):
+            return None
+        status = exc.status_code
+        message = f"anthropic: HTTP {status} ({exc.type}): {detail}"
+        if status == 200:  # an ``event: error`` inside the stream
+            kind = _STREAM_ERROR_KINDS.get(str(exc.type), "cut_off")
+            return ProviderError(kind, message)
+        if isinstance(exc, _SPEND_LIMITS):
+            return ProviderError("refused", message)
+        return status_failure(
+            status,
+            message,
+            retry_after=retry_after_seconds(exc.response.headers),
+            overloaded=exc.type == "overloaded_error",
+        )
 
 
 class _StreamedMessage:

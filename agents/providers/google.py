@@ -37,7 +37,6 @@ from agents.providers.wire import (
     SdkProvider,
     json_object,
     json_text,
-    redacted,
     retry_after_seconds,
     status_failure,
 )
@@ -133,14 +132,12 @@ class GoogleProvider(SdkProvider):
             raise ProviderError("cut_off", f"google: the step ended with {reason}")
         yield _step_done("".join(text), parts, _usage(metadata))
 
-    def _failure(self, exc: Exception) -> ProviderError:
-        """The neutral error for an SDK or transport exception."""
-        detail = redacted(str(exc), self._api_key)
-        if isinstance(exc, errors.APIError):
-            status = int(exc.code or 0)
-            message = f"google: HTTP {status} ({exc.status}): {detail}"
-            return status_failure(status, message, retry_after=_retry_after(exc))
-        return ProviderError("unavailable", f"google: {type(exc).__name__}: {detail}")
+    def _status_failure(self, exc: Exception, detail: str) -> ProviderError | None:
+        if not isinstance(exc, errors.APIError):
+            return None
+        status = int(exc.code or 0)
+        message = f"google: HTTP {status} ({exc.status}): {detail}"
+        return status_failure(status, message, retry_after=_retry_after(exc))
 
 
 def _usage(

@@ -36,7 +36,6 @@ from agents.providers.wire import (
     encoded_once,
     json_dumps,
     json_text,
-    redacted,
     retry_after_seconds,
     status_failure,
 )
@@ -63,6 +62,9 @@ class OpenAIProvider(SdkProvider):
 
     sdk_client = openai.AsyncOpenAI
     sdk_errors = (openai.APIError, httpx2.HTTPError)
+    transport_errors = (openai.APIConnectionError, httpx2.HTTPError)
+    # A bare APIError: an error payload inside the stream ended the step.
+    unusable = "error mid-stream"
     _client: openai.AsyncOpenAI
 
     def _body(self, request: ModelRequest) -> bytes:
@@ -84,18 +86,16 @@ class OpenAIProvider(SdkProvider):
             ),
         )
 
-    async def _answered(self, body: bytes) -> AsyncGenerator[ProviderEvent, None]:
-        """A step asked for without streaming: its text, then the step."""
+    async def _answered(self, body: bytes) -> StepDone:
+        """A step asked for without streaming."""
         response: Response = await self._create(body, stream=False)
         if response.status != "completed":
             raise ProviderError(
                 "cut_off", _unfinished(response.model_dump(mode="json"))
             )
         output = [_dump(item) for item in response.output]
-        if response.output_text:
-            yield TextDelta(response.output_text)
         usage = response.usage.model_dump(mode="json") if response.usage else None
-        yield _step_done(response.output_text, output, usage)
+        return _step_done(response.output_text, output, usage)
 
     async def _streamed(self, body: bytes) -> AsyncGenerator[ProviderEvent, None]:
         """A streamed step: its text as it arrives, then the step once
@@ -169,25 +169,16 @@ class OpenAIProvider(SdkProvider):
             options={"security": {"bearer_auth": True}},
         )
 
-    def _failure(self, exc: Exception) -> ProviderError:
-        """The neutral error for an SDK or transport exception."""
-        detail = redacted(str(exc), self._api_key)
-        if isinstance(exc, openai.APIStatusError):
-            status = exc.status_code
-            retry_after = retry_after_seconds(exc.response.headers)
-            message = f"openai: HTTP {status}: {detail}"
-            return status_failure(
-                status,
-                message,
-                retry_after=retry_after,
-                overloaded="overloaded" in f"{exc.type} {exc.code}",
-            )
-        if isinstance(exc, openai.APIConnectionError | httpx2.HTTPError):
-            return ProviderError(
-                "unavailable", f"openai: {type(exc).__name__}: {detail}"
-            )
-        # A bare APIError: an error payload inside the stream ended the step.
-        return ProviderError("cut_off", f"openai: error mid-stream: {detail}")
+    def _status_failure(self, exc: Exception, detail: str) -> ProviderError | None:
+        if not isinstance(exc, openai.APIStatusError):
+            return None
+        status = exc.status_code
+        return status_failure(
+            status,
+            f"openai: HTTP {status}: {detail}",
+            retry_after=retry_after_seconds(exc.response.headers),
+            overloaded="overloaded" in f"{exc.type} {exc.code}",
+        )
 
 
 def _tool_json(spec: ToolSpec) -> bytes:

@@ -24,10 +24,14 @@ from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 from typing import Any, Protocol, TypeVar, cast
 
+import httpx2
+
 from agents.providers.base import (
     ModelRequest,
     ProviderError,
     ProviderEvent,
+    StepDone,
+    TextDelta,
 )
 from tools.types import ToolSpec
 
@@ -171,6 +175,10 @@ class SdkProvider:
     sdk_client: Callable[..., Any]
     #: The SDK's errors, and the transport's that arrive unwrapped mid-stream.
     sdk_errors: tuple[type[Exception], ...]
+    #: Those that mean the provider could not be reached, or stopped answering.
+    transport_errors: tuple[type[Exception], ...] = (httpx2.HTTPError,)
+    #: What any other error of the SDK means, in a few words.
+    unusable = "unusable response"
 
     def __init__(
         self,
@@ -216,10 +224,15 @@ class SdkProvider:
     async def _events(
         self, request: ModelRequest
     ) -> AsyncGenerator[ProviderEvent, None]:
-        """The step's events: streamed, or read from one whole answer."""
+        """The step's events: streamed, or its whole text then the step."""
         body = self._body(request)
-        events = self._streamed(body) if self.streaming else self._answered(body)
-        async with aclosing(events):
+        if not self.streaming:
+            step = await self._answered(body)
+            if step.text:
+                yield TextDelta(step.text)
+            yield step
+            return
+        async with aclosing(self._streamed(body)) as events:
             async for event in events:
                 yield event
 
@@ -228,12 +241,30 @@ class SdkProvider:
         raise NotImplementedError
 
     def _streamed(self, body: bytes) -> AsyncGenerator[ProviderEvent, None]:
+        """A streamed step's events; raises when the step did not finish."""
         raise NotImplementedError
 
-    def _answered(self, body: bytes) -> AsyncGenerator[ProviderEvent, None]:
+    async def _answered(self, body: bytes) -> StepDone:
+        """A step asked for without streaming; raises when it did not finish."""
         raise NotImplementedError
 
     def _failure(self, exc: Exception) -> ProviderError:
+        """The neutral error for an SDK or transport exception: an HTTP error
+        status by the adapter's reading of it (``_status_failure``), a failure to
+        reach the provider as ``unavailable``, anything else as ``cut_off``."""
+        detail = redacted(str(exc), self._api_key)
+        failure = self._status_failure(exc, detail)
+        if failure is not None:
+            return failure
+        if isinstance(exc, self.transport_errors):
+            return ProviderError(
+                "unavailable", f"{self.name}: {type(exc).__name__}: {detail}"
+            )
+        return ProviderError("cut_off", f"{self.name}: {self.unusable}: {detail}")
+
+    def _status_failure(self, exc: Exception, detail: str) -> ProviderError | None:
+        """The neutral error for an HTTP error status the SDK raised, or ``None``
+        when ``exc`` is not one."""
         raise NotImplementedError
 
     def _tools_json(

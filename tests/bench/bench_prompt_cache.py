@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
 import sys
 import tempfile
 from dataclasses import dataclass
@@ -85,26 +84,6 @@ class TurnFigures:
     input: int = 0
     cached: int = 0
     written: int = 0
-
-
-def _setup(database_url: str) -> Any:
-    os.environ.update(
-        DEBUG="0",
-        SECRET_KEY="bench-" + "k" * 60,
-        FIELD_ENCRYPTION_KEYS="tUYc8UzT6vPRQJ5m0tEuS7Kn2dJkPfvGm2NFMm6p0xY=",
-        DATABASE_URL=database_url,
-        DJANGO_SETTINGS_MODULE="gymnasia.settings",
-    )
-    import django
-
-    django.setup()
-    from django.core.management import call_command
-
-    call_command("migrate", verbosity=0)
-    call_command("seed_demo", stdout=open(os.devnull, "w"))
-    from agents.models import Agent
-
-    return Agent.objects.select_related("business").get()
 
 
 def _arguments(arguments: Any, today: Any) -> dict[str, Any]:
@@ -271,6 +250,9 @@ def _share(figures: list[TurnFigures]) -> tuple[int, int, float]:
 
 
 def run(database_url: str, turns: int) -> None:
+    # The demo gym, seeded as the tool-call benchmark seeds it.
+    from tests.bench.bench_tool_calls import _setup
+
     agent = _setup(database_url)
     from gymnasia.gyms.models import Member
     from tools.selection import offered_tools
