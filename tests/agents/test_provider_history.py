@@ -77,7 +77,6 @@ async def test_switching_providers_rebuilds_the_other_providers_step(
     assert second.text == "It is sunny."
 
     body = last_body(fake, second_name)
-    # Sorted keys: the same result is the same text in every request.
     output = json.dumps(PAYLOAD, ensure_ascii=False, sort_keys=True)
     if second_name == "openai":
         assert body["input"] == [
@@ -119,7 +118,6 @@ async def test_switching_providers_rebuilds_the_other_providers_step(
                         "tool_use_id": "call_1",
                         "content": output,
                         "is_error": False,
-                        # The latest block ends the prefix the next step reads.
                         "cache_control": {"type": "ephemeral"},
                     }
                 ],

@@ -155,7 +155,6 @@ def result_in_second_request(
 ) -> None:
     """The second request carries the echoed step and the result under its id,
     in the provider's own format."""
-    # Sorted keys: the same result is the same text in every request.
     output = json.dumps(PAYLOAD, ensure_ascii=False, sort_keys=True)
     if provider == "openai":
         echoed = state["output"]
@@ -175,7 +174,6 @@ def result_in_second_request(
                     "tool_use_id": call_id,
                     "content": output,
                     "is_error": False,
-                    # The latest block ends the prefix the next step reads.
                     "cache_control": {"type": "ephemeral"},
                 }
             ],
