@@ -313,7 +313,10 @@ def in_process_transport(fake: FakeLLM, provider: Provider) -> Any:
     def handle(request: Any) -> Any:
         body = json.loads(request.content or b"{}")
         record = RecordedRequest(
-            path=str(request.url.raw_path, "ascii"), headers={}, body=body
+            path=str(request.url.raw_path, "ascii"),
+            headers={},
+            body=body,
+            raw=request.content,
         )
         reply = fake._answer(provider, record)
         if reply.frames is not None:
