@@ -44,6 +44,7 @@ bench: $(VENV)/.installed-dev
 	DEBUG=1 $(BIN)/python tests/bench/bench_dispatch.py
 	DEBUG=1 $(BIN)/python tests/bench/bench_dispatch.py --database $(BENCH_DATABASE_URL)
 	$(BIN)/python tests/bench/bench_tool_calls.py
+	DEBUG=1 $(BIN)/python tests/bench/bench_prompt_cache.py
 	$(BIN)/python tests/bench/bench_turns.py --rounds 3
 	$(BIN)/python tests/bench/bench_turns.py --rounds 3 --database $(BENCH_DATABASE_URL)_turns
 	$(BIN)/python tests/bench/bench_inbox.py

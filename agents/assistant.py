@@ -90,6 +90,14 @@ def provider_for(agent: Agent, conversation: Conversation) -> Provider:
     )
 
 
+def cache_key_for(conversation: Conversation) -> str:
+    """The requests that share a prompt prefix: the same agent's, with members or
+    with visitors (their instructions and tools differ). OpenAI sends requests
+    of one key to the same prompt cache."""
+    who = "member" if conversation.member_id else "visitor"
+    return f"agent-{conversation.agent_id}-{who}"
+
+
 def instructions_for(
     agent: Agent, conversation: Conversation, offered: Collection[str]
 ) -> str:

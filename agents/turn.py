@@ -34,7 +34,12 @@ from django.db import transaction
 from django.utils.translation import gettext, override
 
 from agents import limits
-from agents.assistant import HANDOFF_TOOL, instructions_for, provider_for
+from agents.assistant import (
+    HANDOFF_TOOL,
+    cache_key_for,
+    instructions_for,
+    provider_for,
+)
 from agents.conversations import conversation_history, message_add, message_json
 from agents.database import db_call
 from agents.models import Conversation, Message
@@ -266,6 +271,7 @@ async def _loop(
             history=tuple(state.history),
             tools=tools,
             max_output_tokens=conversation.agent.max_output_tokens,
+            cache_key=cache_key_for(conversation),
         )
         try:
             step = await stream_step(provider, request, prefix, emit)

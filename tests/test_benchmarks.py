@@ -121,3 +121,30 @@ def test_sequential_tool_calls_benchmark_runs():
         flags=re.MULTILINE,
     )
     assert by_history == ["openai", "anthropic"], output
+
+
+def test_prompt_cache_benchmark_runs():
+    output = _bench("bench_prompt_cache.py", "--turns", "4")
+
+    assert re.search(r"^tools offered to the member: \d+$", output, re.MULTILINE)
+    turns = re.findall(
+        r"^(openai|anthropic|google) +caching (on |off) turn +(\d+): input +\d+ "
+        r"tokens billed, +\d+ read from the cache \( *\d+%\), +\d+ written to it$",
+        output,
+        flags=re.MULTILINE,
+    )
+    assert len(turns) == 3 * 2 * 4, output
+    shares = {
+        (provider, caching.strip()): int(share)
+        for provider, caching, share in re.findall(
+            r"^(openai|anthropic|google) +caching (on |off): turns 3-4: input \d+ "
+            r"tokens, \d+ read from the cache: (\d+)% cached; all 4 turns at "
+            r"[\w.-]+'s list prices: [\d.]+ USD$",
+            output,
+            flags=re.MULTILINE,
+        )
+    }
+    assert len(shares) == 6, output
+    # Token counts, not times: the issue's target holds on the fakes' caches.
+    assert shares["openai", "on"] >= 70 and shares["anthropic", "on"] >= 70
+    assert shares["openai", "off"] == shares["anthropic", "off"] == 0

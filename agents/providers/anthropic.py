@@ -10,7 +10,6 @@ counts only after ``message_stop`` with a stop reason that means "finished".
 
 from __future__ import annotations
 
-import json
 from collections.abc import AsyncGenerator, Mapping
 from typing import Any, cast
 
@@ -35,7 +34,7 @@ from agents.providers.wire import (
     encoded_once,
     json_dumps,
     json_object,
-    redacted,
+    json_text,
     retry_after_seconds,
     status_failure,
 )
@@ -72,38 +71,55 @@ class AnthropicProvider(SdkProvider):
 
     sdk_client = anthropic.AsyncAnthropic
     sdk_errors = (anthropic.APIError, httpx2.HTTPError)
+    transport_errors = (anthropic.APIConnectionError, httpx2.HTTPError)
     _client: anthropic.AsyncAnthropic
 
-    async def _events(
-        self, request: ModelRequest
-    ) -> AsyncGenerator[ProviderEvent, None]:
-        body = self._request_body(
-            request,
-            names=("max_tokens", "system"),
-            tool_json=_tool_json,
-            history=("messages", _messages(request.history)),
+    def _body(self, request: ModelRequest) -> bytes:
+        """The Messages request: tools, system and messages, the order Anthropic
+        caches a prompt in. With prompt caching, a breakpoint ends the tools, one
+        the system text and one the latest message: each step reads what the
+        last one wrote (a change of instructions still reads the tools)."""
+        tools = self._tools_json(request, _tool_json)
+        messages = _messages(request.history, breakpoint=self.prompt_caching)
+        fields: dict[str, Any] = {"max_tokens": request.max_output_tokens}
+        if request.instructions:
+            fields["system"] = request.instructions
+        if self.prompt_caching:
+            if tools:
+                tools[-1] = _with_breakpoint(tools[-1])
+            if request.instructions:
+                fields["system"] = [
+                    {
+                        "type": "text",
+                        "text": request.instructions,
+                        "cache_control": _EPHEMERAL,
+                    }
+                ]
+        return self._request_body(
+            request, fields=fields, tools=tools, history=("messages", messages)
         )
-        if not self.streaming:
-            message: Message = await self._post(body, stream=False)
-            if message.stop_reason not in _FINISHED:
-                raise ProviderError("cut_off", _unfinished(message.stop_reason))
-            content = [_dump(block) for block in message.content]
-            whole_text = "".join(b["text"] for b in content if b.get("type") == "text")
-            calls = tuple(
-                ToolCall(id=block.id, name=block.name, arguments=dict(block.input))
-                for block in message.content
-                if block.type == "tool_use"
-            )
-            if whole_text:
-                yield TextDelta(whole_text)
-            yield StepDone(
-                whole_text,
-                calls,
-                {_STATE_KEY: {"content": content}},
-                _usage(message.usage.model_dump(mode="json")),
-            )
-            return
 
+    async def _answered(self, body: bytes) -> StepDone:
+        """A step asked for without streaming."""
+        message: Message = await self._post(body, stream=False)
+        if message.stop_reason not in _FINISHED:
+            raise ProviderError("cut_off", _unfinished(message.stop_reason))
+        content = [_dump(block) for block in message.content]
+        calls = tuple(
+            ToolCall(id=block.id, name=block.name, arguments=dict(block.input))
+            for block in message.content
+            if block.type == "tool_use"
+        )
+        return StepDone(
+            "".join(b["text"] for b in content if b.get("type") == "text"),
+            calls,
+            {_STATE_KEY: {"content": content}},
+            _usage(message.usage.model_dump(mode="json")),
+        )
+
+    async def _streamed(self, body: bytes) -> AsyncGenerator[ProviderEvent, None]:
+        """A streamed step: its text as it arrives, then the step once
+        ``message_stop`` arrives with a stop reason that means "finished"."""
         # The SDK does the request, authentication, SSE framing and error events;
         # the events it hands over are the server's JSON (an SDK model per event,
         # and re-typing the whole history per request, cost more than the rest of
@@ -111,52 +127,13 @@ class AnthropicProvider(SdkProvider):
         stream: anthropic.AsyncStream[dict[str, Any]] = await self._post(
             body, stream=True
         )
-        blocks: dict[int, dict[str, Any]] = {}
-        buffers: dict[int, list[str]] = {}
-        text: list[str] = []
-        stop_reason: str | None = None
-        stopped = False
-        usage: dict[str, Any] = {}
+        message = _StreamedMessage()
         async with stream:
             async for event in stream:
-                kind = event.get("type")
-                if kind == "message_start":
-                    usage.update(event["message"].get("usage") or {})
-                elif kind == "content_block_start":
-                    blocks[event["index"]] = _without_nulls(event["content_block"])
-                elif kind == "content_block_delta":
-                    block = blocks.setdefault(event["index"], {})
-                    delta = event["delta"]
-                    if delta["type"] == "text_delta":
-                        block["text"] = block.get("text", "") + delta["text"]
-                        text.append(delta["text"])
-                        yield TextDelta(delta["text"])
-                    elif delta["type"] == "input_json_delta":
-                        buffers.setdefault(event["index"], []).append(
-                            delta["partial_json"]
-                        )
-                    elif delta["type"] == "thinking_delta":
-                        block["thinking"] = (
-                            block.get("thinking", "") + delta["thinking"]
-                        )
-                    elif delta["type"] == "signature_delta":
-                        block["signature"] = delta["signature"]
-                elif kind == "message_delta":
-                    stop_reason = event["delta"].get("stop_reason")
-                    # Cumulative counts: they replace the start's.
-                    usage.update(
-                        (key, value)
-                        for key, value in (event.get("usage") or {}).items()
-                        if value is not None
-                    )
-                elif kind == "message_stop":
-                    stopped = True
-        if not stopped or stop_reason not in _FINISHED:
-            raise ProviderError("cut_off", _unfinished(stop_reason, stopped=stopped))
-        content, calls = _finish_blocks(blocks, buffers)
-        yield StepDone(
-            "".join(text), calls, {_STATE_KEY: {"content": content}}, _usage(usage)
-        )
+                text = message.take(event)
+                if text:
+                    yield TextDelta(text)
+        yield message.step()
 
     async def _post(self, body: bytes, *, stream: bool) -> Any:
         """``messages.create`` through the SDK's documented ``post``, with a body
@@ -174,29 +151,95 @@ class AnthropicProvider(SdkProvider):
             stream_cls=anthropic.AsyncStream[object],
         )
 
-    def _failure(self, exc: Exception) -> ProviderError:
-        """The neutral error for an SDK or transport exception."""
-        detail = redacted(str(exc), self._api_key)
-        if isinstance(exc, anthropic.APIStatusError):
-            status = exc.status_code
-            message = f"anthropic: HTTP {status} ({exc.type}): {detail}"
-            if status == 200:  # an ``event: error`` inside the stream
-                kind = _STREAM_ERROR_KINDS.get(str(exc.type), "cut_off")
-                return ProviderError(kind, message)
-            retry_after = retry_after_seconds(exc.response.headers)
-            if isinstance(exc, _SPEND_LIMITS):
-                return ProviderError("refused", message)
-            return status_failure(
-                status,
-                message,
-                retry_after=retry_after,
-                overloaded=exc.type == "overloaded_error",
+    def _status_failure(self, exc: Exception, detail: str) -> ProviderError | None:
+        if not isinstance(exc, anthropic.APIStatusError):
+            return None
+        status = exc.status_code
+        message = f"anthropic: HTTP {status} ({exc.type}): {detail}"
+        if status == 200:  # an ``event: error`` inside the stream
+            kind = _STREAM_ERROR_KINDS.get(str(exc.type), "cut_off")
+            return ProviderError(kind, message)
+        if isinstance(exc, _SPEND_LIMITS):
+            return ProviderError("refused", message)
+        return status_failure(
+            status,
+            message,
+            retry_after=retry_after_seconds(exc.response.headers),
+            overloaded=exc.type == "overloaded_error",
+        )
+
+
+class _StreamedMessage:
+    """A message put together from its stream's events (as parsed JSON)."""
+
+    def __init__(self) -> None:
+        self.blocks: dict[int, dict[str, Any]] = {}
+        self.buffers: dict[int, list[str]] = {}
+        self.text: list[str] = []
+        self.stop_reason: str | None = None
+        self.stopped = False
+        self.usage: dict[str, Any] = {}
+
+    def take(self, event: dict[str, Any]) -> str:
+        """Take in one event; return the text it adds to the reply (maybe "")."""
+        kind = event.get("type")
+        if kind == "message_start":
+            self.usage.update(event["message"].get("usage") or {})
+        elif kind == "content_block_start":
+            self.blocks[event["index"]] = _without_nulls(event["content_block"])
+        elif kind == "content_block_delta":
+            return self._delta(event["index"], event["delta"])
+        elif kind == "message_delta":
+            self.stop_reason = event["delta"].get("stop_reason")
+            # Cumulative counts: they replace the start's.
+            self.usage.update(
+                (key, value)
+                for key, value in (event.get("usage") or {}).items()
+                if value is not None
             )
-        if isinstance(exc, anthropic.APIConnectionError | httpx2.HTTPError):
-            return ProviderError(
-                "unavailable", f"anthropic: {type(exc).__name__}: {detail}"
+        elif kind == "message_stop":
+            self.stopped = True
+        return ""
+
+    def _delta(self, index: int, delta: dict[str, Any]) -> str:
+        block = self.blocks.setdefault(index, {})
+        kind = delta["type"]
+        if kind == "text_delta":
+            block["text"] = block.get("text", "") + delta["text"]
+            self.text.append(delta["text"])
+            return str(delta["text"])
+        if kind == "input_json_delta":
+            self.buffers.setdefault(index, []).append(delta["partial_json"])
+        elif kind == "thinking_delta":
+            block["thinking"] = block.get("thinking", "") + delta["thinking"]
+        elif kind == "signature_delta":
+            block["signature"] = delta["signature"]
+        return ""
+
+    def step(self) -> StepDone:
+        """The finished step; a message that did not finish raises ``cut_off``."""
+        if not self.stopped or self.stop_reason not in _FINISHED:
+            raise ProviderError(
+                "cut_off", _unfinished(self.stop_reason, stopped=self.stopped)
             )
-        return ProviderError("cut_off", f"anthropic: unusable response: {detail}")
+        content, calls = _finish_blocks(self.blocks, self.buffers)
+        return StepDone(
+            "".join(self.text),
+            calls,
+            {_STATE_KEY: {"content": content}},
+            _usage(self.usage),
+        )
+
+
+_EPHEMERAL = {"type": "ephemeral"}
+_BREAKPOINT = b',"cache_control":{"type":"ephemeral"}}'
+#: Blocks that may end a cached prefix (thinking blocks may not carry one).
+_MARKABLE = frozenset({"text", "tool_result", "tool_use", "image", "document"})
+
+
+def _with_breakpoint(block: bytes) -> bytes:
+    """A block's JSON object with a cache breakpoint added at its end."""
+    return block[:-1] + _BREAKPOINT
 
 
 def _tool_json(spec: ToolSpec) -> bytes:
@@ -209,11 +252,13 @@ def _tool_json(spec: ToolSpec) -> bytes:
     )
 
 
-def _messages(history: tuple[HistoryItem, ...]) -> list[bytes]:
+def _messages(history: tuple[HistoryItem, ...], *, breakpoint: bool) -> list[bytes]:
     """The conversation as alternating user and assistant messages (JSON): the
     blocks of consecutive items of one role merged into one message, and in a
-    user message ``tool_result`` blocks first, as the API expects."""
-    merged: list[tuple[str, list[tuple[bool, bytes]]]] = []
+    user message ``tool_result`` blocks first, as the API expects. With
+    ``breakpoint``, the last block carries a cache breakpoint, so that the next
+    step reads the whole history so far from the cache."""
+    merged: list[tuple[str, list[tuple[str, bytes]]]] = []
     for entry in history:
         encoded = encoded_once(entry, _STATE_KEY, _role_blocks)
         if encoded is None:
@@ -223,20 +268,24 @@ def _messages(history: tuple[HistoryItem, ...]) -> list[bytes]:
             merged[-1][1].extend(blocks)
         else:
             merged.append((role, list(blocks)))
-    messages = []
     for role, content in merged:
         if role == "user":
-            content.sort(key=lambda block: not block[0])
-        joined = b",".join(json for _, json in content)
-        messages.append(b'{"role":"%s","content":[%s]}' % (role.encode(), joined))
-    return messages
+            content.sort(key=lambda block: block[0] != "tool_result")
+    if breakpoint and merged and merged[-1][1] and merged[-1][1][-1][0] in _MARKABLE:
+        kind, last = merged[-1][1][-1]
+        merged[-1][1][-1] = (kind, _with_breakpoint(last))
+    return [
+        b'{"content":[%s],"role":"%s"}'
+        % (b",".join(json for _, json in content), role.encode())
+        for role, content in merged
+    ]
 
 
 def _role_blocks(
     entry: HistoryItem,
-) -> tuple[str, tuple[tuple[bool, bytes], ...]] | None:
-    """One history item's role and content blocks, each block as JSON with whether
-    it is a ``tool_result``; ``None`` for an item that sends nothing."""
+) -> tuple[str, tuple[tuple[str, bytes], ...]] | None:
+    """One history item's role and content blocks, each block as its type and
+    JSON; ``None`` for an item that sends nothing."""
     blocks: list[dict[str, Any]]
     if isinstance(entry, UserText):
         if not entry.text:
@@ -260,14 +309,12 @@ def _role_blocks(
             {
                 "type": "tool_result",
                 "tool_use_id": result.call_id,
-                "content": json.dumps(dict(result.payload), ensure_ascii=False),
+                "content": json_text(dict(result.payload)),
                 "is_error": result.is_error,
             }
             for result in entry.results
         ]
-    return role, tuple(
-        (block.get("type") == "tool_result", json_dumps(block)) for block in blocks
-    )
+    return role, tuple((str(block.get("type")), json_dumps(block)) for block in blocks)
 
 
 def _blank_text(block: Mapping[str, Any]) -> bool:

@@ -67,6 +67,9 @@ class ModelRequest:
     #: What the model may write in the step, reasoning included (in a turn, the
     #: agent's ``max_output_tokens``).
     max_output_tokens: int = 8192
+    #: Which requests share a prompt prefix (an agent's, with members or with
+    #: visitors): OpenAI routes requests of one key to the same prompt cache.
+    cache_key: str = ""
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,7 @@ counts only when its candidate finishes with ``STOP``.
 from __future__ import annotations
 
 import base64
+import json
 import secrets
 from collections.abc import AsyncGenerator, Mapping
 from contextlib import aclosing
@@ -35,7 +36,7 @@ from agents.providers.base import (
 from agents.providers.wire import (
     SdkProvider,
     json_object,
-    redacted,
+    json_text,
     retry_after_seconds,
     status_failure,
 )
@@ -131,14 +132,12 @@ class GoogleProvider(SdkProvider):
             raise ProviderError("cut_off", f"google: the step ended with {reason}")
         yield _step_done("".join(text), parts, _usage(metadata))
 
-    def _failure(self, exc: Exception) -> ProviderError:
-        """The neutral error for an SDK or transport exception."""
-        detail = redacted(str(exc), self._api_key)
-        if isinstance(exc, errors.APIError):
-            status = int(exc.code or 0)
-            message = f"google: HTTP {status} ({exc.status}): {detail}"
-            return status_failure(status, message, retry_after=_retry_after(exc))
-        return ProviderError("unavailable", f"google: {type(exc).__name__}: {detail}")
+    def _status_failure(self, exc: Exception, detail: str) -> ProviderError | None:
+        if not isinstance(exc, errors.APIError):
+            return None
+        status = int(exc.code or 0)
+        message = f"google: HTTP {status} ({exc.status}): {detail}"
+        return status_failure(status, message, retry_after=_retry_after(exc))
 
 
 def _usage(
@@ -199,7 +198,7 @@ def _contents(history: tuple[HistoryItem, ...]) -> list[types.Content]:
             names.update((call.id, call.name) for call in entry.tool_calls)
             state = entry.provider_state.get(_STATE_KEY)
             if isinstance(state, Mapping) and "content" in state:
-                content = types.Content.model_validate(state["content"])
+                content = types.Content.model_validate(_key_sorted(state["content"]))
             else:
                 content = _rebuilt_step(entry)
             native_ids.update(
@@ -228,7 +227,9 @@ def _contents(history: tuple[HistoryItem, ...]) -> list[types.Content]:
                                 id=r.call_id if r.call_id in native_ids else None,
                                 name=names.get(r.call_id, r.call_id),
                                 response={
-                                    "error" if r.is_error else "output": dict(r.payload)
+                                    "error" if r.is_error else "output": _key_sorted(
+                                        r.payload
+                                    )
                                 },
                             )
                         )
@@ -239,6 +240,14 @@ def _contents(history: tuple[HistoryItem, ...]) -> list[types.Content]:
     return contents
 
 
+def _key_sorted(value: Mapping[str, Any]) -> dict[str, Any]:
+    """``value`` with the keys of every object in sorted order: the SDK writes
+    dicts in their order, and a step read back from the database (PostgreSQL's
+    ``jsonb`` orders keys its own way) must repeat the prompt as first sent, for
+    Gemini's implicit cache."""
+    return cast(dict[str, Any], json.loads(json_text(dict(value))))
+
+
 def _rebuilt_step(step: AssistantStep) -> types.Content:
     """A step without Gemini state: its text, then one ``function_call`` part per
     call with the stand-in signature (Gemini 3 rejects unsigned replayed calls)."""
@@ -247,7 +256,9 @@ def _rebuilt_step(step: AssistantStep) -> types.Content:
         parts.append(types.Part(text=step.text))
     for call in step.tool_calls:
         arguments = call.arguments
-        args = json_object(arguments) if isinstance(arguments, str) else dict(arguments)
+        args = _key_sorted(
+            json_object(arguments) if isinstance(arguments, str) else arguments
+        )
         parts.append(
             types.Part(
                 function_call=types.FunctionCall(id=call.id, name=call.name, args=args),

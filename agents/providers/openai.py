@@ -11,9 +11,7 @@ anything else unfinished is ``cut_off``.
 
 from __future__ import annotations
 
-import json
 from collections.abc import AsyncGenerator, Mapping
-from contextlib import aclosing
 from typing import Any, cast
 
 import httpx2
@@ -37,7 +35,7 @@ from agents.providers.wire import (
     SdkProvider,
     encoded_once,
     json_dumps,
-    redacted,
+    json_text,
     retry_after_seconds,
     status_failure,
 )
@@ -64,37 +62,40 @@ class OpenAIProvider(SdkProvider):
 
     sdk_client = openai.AsyncOpenAI
     sdk_errors = (openai.APIError, httpx2.HTTPError)
+    transport_errors = (openai.APIConnectionError, httpx2.HTTPError)
+    # A bare APIError: an error payload inside the stream ended the step.
+    unusable = "error mid-stream"
     _client: openai.AsyncOpenAI
 
-    async def _events(
-        self, request: ModelRequest
-    ) -> AsyncGenerator[ProviderEvent, None]:
-        body = self._request_body(
+    def _body(self, request: ModelRequest) -> bytes:
+        """The Responses request: instructions and tools first, then the input;
+        with ``prompt_cache_key`` (the request's cache key), requests sharing a
+        prefix reach the same cache."""
+        fields: dict[str, Any] = {"max_output_tokens": request.max_output_tokens}
+        if request.instructions:
+            fields["instructions"] = request.instructions
+        if self.prompt_caching and request.cache_key:
+            fields["prompt_cache_key"] = request.cache_key
+        return self._request_body(
             request,
-            names=("max_output_tokens", "instructions"),
-            tool_json=_tool_json,
+            fields=fields,
+            tools=self._tools_json(request, _tool_json),
             history=(
                 "input",
                 [encoded_once(e, _STATE_KEY, _input_json) for e in request.history],
             ),
         )
-        events = self._streamed(body) if self.streaming else self._answered(body)
-        async with aclosing(events):
-            async for event in events:
-                yield event
 
-    async def _answered(self, body: bytes) -> AsyncGenerator[ProviderEvent, None]:
-        """A step asked for without streaming: its text, then the step."""
+    async def _answered(self, body: bytes) -> StepDone:
+        """A step asked for without streaming."""
         response: Response = await self._create(body, stream=False)
         if response.status != "completed":
             raise ProviderError(
                 "cut_off", _unfinished(response.model_dump(mode="json"))
             )
         output = [_dump(item) for item in response.output]
-        if response.output_text:
-            yield TextDelta(response.output_text)
         usage = response.usage.model_dump(mode="json") if response.usage else None
-        yield _step_done(response.output_text, output, usage)
+        return _step_done(response.output_text, output, usage)
 
     async def _streamed(self, body: bytes) -> AsyncGenerator[ProviderEvent, None]:
         """A streamed step: its text as it arrives, then the step once
@@ -168,25 +169,16 @@ class OpenAIProvider(SdkProvider):
             options={"security": {"bearer_auth": True}},
         )
 
-    def _failure(self, exc: Exception) -> ProviderError:
-        """The neutral error for an SDK or transport exception."""
-        detail = redacted(str(exc), self._api_key)
-        if isinstance(exc, openai.APIStatusError):
-            status = exc.status_code
-            retry_after = retry_after_seconds(exc.response.headers)
-            message = f"openai: HTTP {status}: {detail}"
-            return status_failure(
-                status,
-                message,
-                retry_after=retry_after,
-                overloaded="overloaded" in f"{exc.type} {exc.code}",
-            )
-        if isinstance(exc, openai.APIConnectionError | httpx2.HTTPError):
-            return ProviderError(
-                "unavailable", f"openai: {type(exc).__name__}: {detail}"
-            )
-        # A bare APIError: an error payload inside the stream ended the step.
-        return ProviderError("cut_off", f"openai: error mid-stream: {detail}")
+    def _status_failure(self, exc: Exception, detail: str) -> ProviderError | None:
+        if not isinstance(exc, openai.APIStatusError):
+            return None
+        status = exc.status_code
+        return status_failure(
+            status,
+            f"openai: HTTP {status}: {detail}",
+            retry_after=retry_after_seconds(exc.response.headers),
+            overloaded="overloaded" in f"{exc.type} {exc.code}",
+        )
 
 
 def _tool_json(spec: ToolSpec) -> bytes:
@@ -220,7 +212,7 @@ def _input_items(entry: HistoryItem) -> list[dict[str, Any]]:
         {
             "type": "function_call_output",
             "call_id": result.call_id,
-            "output": json.dumps(dict(result.payload), ensure_ascii=False),
+            "output": json_text(dict(result.payload)),
         }
         for result in entry.results
     ]
@@ -241,7 +233,7 @@ def _rebuilt_step(step: AssistantStep) -> list[dict[str, Any]]:
                 "name": call.name,
                 "arguments": arguments
                 if isinstance(arguments, str)
-                else json.dumps(dict(arguments), ensure_ascii=False),
+                else json_text(dict(arguments)),
             }
         )
     return items

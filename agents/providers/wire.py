@@ -1,6 +1,14 @@
-"""What the adapters share: their SDK client's lifetime (``SdkProvider``); how long a provider asks us to wait and error text that
-is safe to keep (short, without the key), read off an HTTP answer; and request
-bodies spliced from history items encoded once."""
+"""What the adapters share: their SDK client's lifetime (``SdkProvider``); how
+long a provider asks us to wait and error text that is safe to keep (short,
+without the key), read off an HTTP answer; and request bodies spliced from
+history items encoded once.
+
+A request is laid out for the providers' prompt caches: the instructions and the
+tools (in the registry's fixed order) first, then the history, oldest first, so
+that each step repeats the last one's request as its prefix. Every piece is JSON
+with sorted keys: a step's state read back from the database (PostgreSQL's
+``jsonb`` orders keys its own way) encodes to the same bytes as when it was new.
+"""
 
 from __future__ import annotations
 
@@ -16,10 +24,14 @@ from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 from typing import Any, Protocol, TypeVar, cast
 
+import httpx2
+
 from agents.providers.base import (
     ModelRequest,
     ProviderError,
     ProviderEvent,
+    StepDone,
+    TextDelta,
 )
 from tools.types import ToolSpec
 
@@ -125,7 +137,15 @@ def encoded_once(item: E, provider: str, encode: Callable[[E], T]) -> T:
 
 
 def json_dumps(value: Any) -> bytes:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode()
+    """``value`` as compact JSON, keys sorted (the same bytes for equal values)."""
+    return json_text(value, compact=True).encode()
+
+
+def json_text(value: Any, *, compact: bool = False) -> str:
+    """``value`` as JSON text with its keys sorted: a tool result or arguments
+    inside a request, the same text for equal values."""
+    separators = (",", ":") if compact else None
+    return json.dumps(value, ensure_ascii=False, sort_keys=True, separators=separators)
 
 
 def json_body(fields: Mapping[str, Any], lists: Mapping[str, Iterable[bytes]]) -> bytes:
@@ -147,12 +167,18 @@ class SdkProvider:
     The client never retries (``max_retries=0``): the turn loop owns retries.
     With ``base_url=None`` the SDK reads its own environment variable, then its
     default. An adapter names its SDK's client class, or builds the client itself
-    where the SDK takes other arguments."""
+    where the SDK takes other arguments. ``prompt_caching=False`` leaves out what
+    asks a provider to cache (Anthropic's breakpoints, OpenAI's cache key): the
+    benchmarks' baseline."""
 
     name: str
     sdk_client: Callable[..., Any]
     #: The SDK's errors, and the transport's that arrive unwrapped mid-stream.
     sdk_errors: tuple[type[Exception], ...]
+    #: Those that mean the provider could not be reached, or stopped answering.
+    transport_errors: tuple[type[Exception], ...] = (httpx2.HTTPError,)
+    #: What any other error of the SDK means, in a few words.
+    unusable = "unusable response"
 
     def __init__(
         self,
@@ -163,9 +189,11 @@ class SdkProvider:
         timeout: float = 60.0,
         streaming: bool = True,
         http_client: Any | None = None,
+        prompt_caching: bool = True,
     ) -> None:
         self.model = model
         self.streaming = streaming
+        self.prompt_caching = prompt_caching
         self._api_key = api_key
         self._client = self._client_new(
             api_key=api_key, base_url=base_url, timeout=timeout, http_client=http_client
@@ -193,37 +221,75 @@ class SdkProvider:
             self._events(request), self.sdk_errors, self._failure
         )
 
-    def _events(self, request: ModelRequest) -> AsyncGenerator[ProviderEvent, None]:
+    async def _events(
+        self, request: ModelRequest
+    ) -> AsyncGenerator[ProviderEvent, None]:
+        """The step's events: streamed, or its whole text then the step."""
+        body = self._body(request)
+        if not self.streaming:
+            step = await self._answered(body)
+            if step.text:
+                yield TextDelta(step.text)
+            yield step
+            return
+        async with aclosing(self._streamed(body)) as events:
+            async for event in events:
+                yield event
+
+    def _body(self, request: ModelRequest) -> bytes:
+        """The request's wire JSON."""
+        raise NotImplementedError
+
+    def _streamed(self, body: bytes) -> AsyncGenerator[ProviderEvent, None]:
+        """A streamed step's events; raises when the step did not finish."""
+        raise NotImplementedError
+
+    async def _answered(self, body: bytes) -> StepDone:
+        """A step asked for without streaming; raises when it did not finish."""
         raise NotImplementedError
 
     def _failure(self, exc: Exception) -> ProviderError:
+        """The neutral error for an SDK or transport exception: an HTTP error
+        status by the adapter's reading of it (``_status_failure``), a failure to
+        reach the provider as ``unavailable``, anything else as ``cut_off``."""
+        detail = redacted(str(exc), self._api_key)
+        failure = self._status_failure(exc, detail)
+        if failure is not None:
+            return failure
+        if isinstance(exc, self.transport_errors):
+            return ProviderError(
+                "unavailable", f"{self.name}: {type(exc).__name__}: {detail}"
+            )
+        return ProviderError("cut_off", f"{self.name}: {self.unusable}: {detail}")
+
+    def _status_failure(self, exc: Exception, detail: str) -> ProviderError | None:
+        """The neutral error for an HTTP error status the SDK raised, or ``None``
+        when ``exc`` is not one."""
         raise NotImplementedError
+
+    def _tools_json(
+        self, request: ModelRequest, tool_json: Callable[[ToolSpec], bytes]
+    ) -> list[bytes]:
+        """The offered tools' JSON, each spec encoded once, in the order given."""
+        return [encoded_once(spec, self.name, tool_json) for spec in request.tools]
 
     def _request_body(
         self,
         request: ModelRequest,
         *,
-        names: tuple[str, str],
-        tool_json: Callable[[ToolSpec], bytes],
+        fields: Mapping[str, Any],
+        tools: list[bytes],
         history: tuple[str, Iterable[bytes]],
     ) -> bytes:
-        """A step's request body: the model, the output token limit and whether
-        to stream, the instructions, each under the provider's name for it
-        (``names``), its tools each encoded once, then its history under
-        ``history``'s name."""
-        tokens, instructions = names
-        fields: dict[str, Any] = {
-            "model": request.model or self.model,
-            tokens: request.max_output_tokens,
-            "stream": self.streaming,
-        }
-        if request.instructions:
-            fields[instructions] = request.instructions
+        """A step's request body: the model, whether to stream and the adapter's
+        ``fields`` (the instructions among them), its tools, then its history
+        under ``history``'s name: the parts that repeat from step to step first."""
         lists: dict[str, Iterable[bytes]] = {}
-        if request.tools:
-            lists["tools"] = [
-                encoded_once(spec, self.name, tool_json) for spec in request.tools
-            ]
+        if tools:
+            lists["tools"] = tools
         name, encoded = history
         lists[name] = encoded
-        return json_body(fields, lists)
+        return json_body(
+            {"model": request.model or self.model, "stream": self.streaming, **fields},
+            lists,
+        )

@@ -77,7 +77,7 @@ async def test_switching_providers_rebuilds_the_other_providers_step(
     assert second.text == "It is sunny."
 
     body = last_body(fake, second_name)
-    output = json.dumps(PAYLOAD, ensure_ascii=False)
+    output = json.dumps(PAYLOAD, ensure_ascii=False, sort_keys=True)
     if second_name == "openai":
         assert body["input"] == [
             {"role": "user", "content": "weather in Quito?"},
@@ -118,6 +118,7 @@ async def test_switching_providers_rebuilds_the_other_providers_step(
                         "tool_use_id": "call_1",
                         "content": output,
                         "is_error": False,
+                        "cache_control": {"type": "ephemeral"},
                     }
                 ],
             },

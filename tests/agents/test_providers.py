@@ -80,7 +80,8 @@ def instructions_of(provider: str, body: dict[str, Any]) -> str:
     if provider == "openai":
         return str(body["instructions"])
     if provider == "anthropic":
-        return str(body["system"])
+        system = body["system"]  # text, or text blocks (with cache breakpoints)
+        return system if isinstance(system, str) else "".join(b["text"] for b in system)
     return "".join(part["text"] for part in body["systemInstruction"]["parts"])
 
 
@@ -154,7 +155,7 @@ def result_in_second_request(
 ) -> None:
     """The second request carries the echoed step and the result under its id,
     in the provider's own format."""
-    output = json.dumps(PAYLOAD, ensure_ascii=False)
+    output = json.dumps(PAYLOAD, ensure_ascii=False, sort_keys=True)
     if provider == "openai":
         echoed = state["output"]
         assert body["input"][1 : 1 + len(echoed)] == echoed
@@ -173,6 +174,7 @@ def result_in_second_request(
                     "tool_use_id": call_id,
                     "content": output,
                     "is_error": False,
+                    "cache_control": {"type": "ephemeral"},
                 }
             ],
         }

@@ -7,7 +7,7 @@ import json
 from typing import Any
 
 from tests.fakes.llm_steps import Reply, Step, arguments_object, arguments_text
-from tests.fakes.llm_usage import counted
+from tests.fakes.llm_usage import Counts
 
 
 def refusal(body: dict[str, Any]) -> str | None:
@@ -85,9 +85,10 @@ def error_body(status: int) -> dict[str, Any]:
     }
 
 
-def reply(step: Step, body: dict[str, Any], number: int, path: str) -> Reply:
+def reply(
+    step: Step, body: dict[str, Any], number: int, path: str, counts: Counts
+) -> Reply:
     model = str(body.get("model", "claude-test"))
-    counts = counted(body, step)
     if step.fault == "max_tokens":
         stop_reason = "max_tokens"
     else:

@@ -10,7 +10,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from tests.fakes.llm_steps import Reply, Step, arguments_object
-from tests.fakes.llm_usage import Counts, counted
+from tests.fakes.llm_usage import Counts
 
 PATH = re.compile(
     r"^/[^/]+/models/(?P<model>[^:]+):(?P<method>generateContent|streamGenerateContent)$"
@@ -50,11 +50,13 @@ def _signature(call_id: str) -> str:
     return base64.b64encode(f"sig-{call_id}".encode()).decode("ascii")
 
 
-def reply(step: Step, body: dict[str, Any], number: int, path: str) -> Reply:
+def reply(
+    step: Step, body: dict[str, Any], number: int, path: str, counts: Counts
+) -> Reply:
     match = PATH.match(urlsplit(path).path)
     assert match is not None
     streaming = match["method"] == "streamGenerateContent"
-    return _reply(step, body, number, match["model"], streaming)
+    return _reply(step, body, number, match["model"], streaming, counts)
 
 
 _STATUSES = {
@@ -110,7 +112,12 @@ def _chunk(
 
 
 def _reply(
-    step: Step, body: dict[str, Any], number: int, model: str, streaming: bool
+    step: Step,
+    body: dict[str, Any],
+    number: int,
+    model: str,
+    streaming: bool,
+    counts: Counts,
 ) -> Reply:
     finish = "MAX_TOKENS" if step.fault == "max_tokens" else "STOP"
     call_parts = [
@@ -128,9 +135,7 @@ def _reply(
         if step.fault in ("cut", "error"):
             return Reply(503, body=error_body(503))
         parts = ([{"text": step.text}] if step.text else []) + call_parts
-        return Reply(
-            200, body=_chunk(model, number, parts, finish, counted(body, step))
-        )
+        return Reply(200, body=_chunk(model, number, parts, finish, counts))
 
     chunks = [
         _chunk(model, number, [{"text": piece}]) for piece in step.pieces(step.text)
@@ -141,6 +146,6 @@ def _reply(
         if call_parts:
             chunks.append(_chunk(model, number, call_parts))
     else:
-        chunks.append(_chunk(model, number, call_parts, finish, counted(body, step)))
+        chunks.append(_chunk(model, number, call_parts, finish, counts))
     frames = [f"data: {json.dumps(c)}\r\n\r\n" for c in chunks]
     return Reply(200, frames=frames)

@@ -7,7 +7,7 @@ import json
 from typing import Any
 
 from tests.fakes.llm_steps import Reply, Step, arguments_text
-from tests.fakes.llm_usage import Counts, counted
+from tests.fakes.llm_usage import Counts
 
 
 def refusal(body: dict[str, Any]) -> str | None:
@@ -108,11 +108,12 @@ def _items(step: Step) -> list[dict[str, Any]]:
     return items
 
 
-def reply(step: Step, body: dict[str, Any], number: int, path: str) -> Reply:
+def reply(
+    step: Step, body: dict[str, Any], number: int, path: str, counts: Counts
+) -> Reply:
     model = str(body.get("model", "gpt-test"))
     items = _items(step)
     final_status = "incomplete" if step.fault == "max_tokens" else "completed"
-    counts = counted(body, step)
     if not body.get("stream"):
         if step.fault in ("cut", "error"):
             return Reply(500, body=error_body(500))

@@ -12,7 +12,9 @@ background thread:
 
 What: a test scripts each provider's answers as :class:`Step` values (text, tool
 calls, a fault or an HTTP error status) or as a function of the request body, and
-reads back every request the fake received, with credentials redacted.
+reads back every request the fake received, with credentials redacted, and the
+usage each answer reported (``billed``). Each API's prompt cache works as the
+real one does (``llm_cache``).
 
 Each API's wire format, and what it refuses, is in its own module
 (``llm_openai``, ``llm_anthropic``, ``llm_google``); the scripted steps in
@@ -35,6 +37,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from tests.fakes import llm_anthropic, llm_google, llm_openai
+from tests.fakes.llm_cache import AnthropicCache, GeminiCache, OpenAICache
 from tests.fakes.llm_steps import (
     PROVIDERS,
     Provider,
@@ -43,6 +46,7 @@ from tests.fakes.llm_steps import (
     Script,
     Step,
 )
+from tests.fakes.llm_usage import Counts, counted
 
 __all__ = [
     "PROVIDERS",
@@ -70,7 +74,9 @@ class FakeLLM:
     ``script(provider, steps)`` queues answers (consumed in order); a callable
     instead answers every request from its parsed body. A request with nothing
     scripted gets an HTTP 500 in that provider's error format. ``requests``
-    holds what each provider received. All of it is safe to use from any thread.
+    holds what each provider received, ``billed`` the usage of each answer.
+    ``prompt_cache(provider, False)`` makes an API that caches nothing. All of
+    it is safe to use from any thread.
     """
 
     def __init__(self) -> None:
@@ -78,6 +84,8 @@ class FakeLLM:
         self._steps: dict[str, deque[Step]] = {p: deque() for p in PROVIDERS}
         self._scripts: dict[str, Script | None] = dict.fromkeys(PROVIDERS)
         self._requests: dict[str, list[RecordedRequest]] = {p: [] for p in PROVIDERS}
+        self._billed: dict[str, list[Counts]] = {p: [] for p in PROVIDERS}
+        self._caches_new()
         self._counter = 0
         self._server: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
@@ -136,12 +144,38 @@ class FakeLLM:
                 self._steps[provider].extend(steps)
 
     def reset(self) -> None:
-        """Forget every script and every recorded request."""
+        """Forget every script, every recorded request and what the caches hold
+        (they cache again)."""
         with self._lock:
             for provider in PROVIDERS:
                 self._steps[provider].clear()
                 self._scripts[provider] = None
                 self._requests[provider].clear()
+                self._billed[provider].clear()
+            self._caches_new()
+
+    def _caches_new(self) -> None:
+        self._openai_cache = OpenAICache()
+        self._anthropic_cache = AnthropicCache()
+        self._gemini_cache = GeminiCache()
+
+    def prompt_cache(self, provider: Provider, enabled: bool) -> None:
+        """Whether ``provider``'s API caches prompts (it does unless told not)."""
+        with self._lock:
+            self._cache(provider).enabled = enabled
+
+    def _cache(self, provider: Provider) -> Any:
+        return {
+            "openai": self._openai_cache,
+            "anthropic": self._anthropic_cache,
+            "google": self._gemini_cache,
+        }[provider]
+
+    @property
+    def billed(self) -> dict[str, list[Counts]]:
+        """The usage each answer with a step reported, per provider, in order."""
+        with self._lock:
+            return {p: list(counts) for p, counts in self._billed.items()}
 
     @property
     def requests(self) -> dict[str, list[RecordedRequest]]:
@@ -173,13 +207,29 @@ class FakeLLM:
         if step.status is not None:
             return _error_reply(provider, step.status, step)
         shape = replace(step, fault="cut") if step.fault == "stall" else step
-        reply: Reply = wire.reply(shape, record.body, number, record.path)
+        counts = self._counted(provider, record, step)
+        reply: Reply = wire.reply(shape, record.body, number, record.path, counts)
         reply.headers.update(step.headers or {})
         if step.fault == "stall" and reply.frames is not None:
             reply.stall = step.delay
         else:
             reply.delay = step.delay
         return reply
+
+    def _counted(
+        self, provider: Provider, record: RecordedRequest, step: Step
+    ) -> Counts:
+        """The answer's usage, the request read through the API's prompt cache."""
+        with self._lock:
+            if provider == "google":
+                match = llm_google.PATH.match(urlsplit(record.path).path)
+                model = match["model"] if match else ""
+                cache = self._gemini_cache.read(record.body, model)
+            else:
+                cache = self._cache(provider).read(record.body)
+            counts = counted(record.body, step, cache)
+            self._billed[provider].append(counts)
+        return counts
 
 
 def _refusal(provider: Provider, message: str) -> Reply:
@@ -224,7 +274,7 @@ class _Handler(BaseHTTPRequestHandler):
             key.lower(): (_REDACTED if key.lower() in _SECRET_HEADERS else value)
             for key, value in self.headers.items()
         }
-        record = RecordedRequest(path=self.path, headers=headers, body=body)
+        record = RecordedRequest(path=self.path, headers=headers, body=body, raw=raw)
         self._write(self.owner._answer(provider, record))
 
     def _write(self, reply: Reply) -> None:
@@ -263,7 +313,10 @@ def in_process_transport(fake: FakeLLM, provider: Provider) -> Any:
     def handle(request: Any) -> Any:
         body = json.loads(request.content or b"{}")
         record = RecordedRequest(
-            path=str(request.url.raw_path, "ascii"), headers={}, body=body
+            path=str(request.url.raw_path, "ascii"),
+            headers={},
+            body=body,
+            raw=request.content,
         )
         reply = fake._answer(provider, record)
         if reply.frames is not None:

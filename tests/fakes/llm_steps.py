@@ -32,8 +32,9 @@ class Step:
     rather than in an ``error`` event of ``server_error``. ``status`` answers that HTTP status with the provider's
     error body instead. ``headers`` are added to the response, ``delay`` seconds
     pass before anything is written (after the partial stream for ``"stall"``).
-    ``cached`` and ``cache_written`` are the input tokens the answer's usage says
-    were read from and written to the prompt cache (``tests.fakes.llm_usage``).
+    ``cached`` and ``cache_written``, when given, are the input tokens the
+    answer's usage says were read from and written to the prompt cache; left
+    ``None``, the fake's own cache works them out (``tests.fakes.llm_cache``).
     """
 
     text: str = ""
@@ -45,8 +46,8 @@ class Step:
     delay: float = 0.0
     chunk: int = 8
     cuts: tuple[int, ...] = ()
-    cached: int = 0
-    cache_written: int = 0
+    cached: int | None = None
+    cache_written: int | None = None
 
     def pieces(self, text: str) -> list[str]:
         """``text`` as this step streams it (no piece for empty text)."""
@@ -84,11 +85,13 @@ def searches_then(calls: int, answer: str) -> Script:
 
 @dataclass(frozen=True)
 class RecordedRequest:
-    """A request as the fake received it: path (with query), headers, JSON body."""
+    """A request as the fake received it: path (with query), headers, JSON body,
+    and the body's bytes as sent."""
 
     path: str
     headers: dict[str, str]
     body: dict[str, Any]
+    raw: bytes = b""
 
 
 def arguments_text(arguments: Arguments) -> str:

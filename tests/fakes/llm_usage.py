@@ -2,7 +2,8 @@
 
 Tokens are counted approximately, as characters / 4 of the request body and of
 the step's output (the real tokenizers are not available offline); what a step
-read from or wrote to a prompt cache is what the test scripted on the ``Step``.
+read from or wrote to a prompt cache is what the test scripted on the ``Step``,
+else what the fake's cache worked out (``tests.fakes.llm_cache``).
 """
 
 from __future__ import annotations
@@ -22,14 +23,20 @@ class Counts:
     output: int
 
 
-def counted(body: dict[str, Any], step: Step) -> Counts:
+def counted(
+    body: dict[str, Any], step: Step, cache: tuple[int, int] = (0, 0)
+) -> Counts:
+    """A step's usage for ``body``: ``cache`` is what the fake's cache read and
+    wrote, unless ``step`` scripts its own figures."""
     output = step.text + "".join(
         name + arguments_text(arguments) for _, name, arguments in step.tool_calls
     )
     whole = len(json.dumps(body, ensure_ascii=False)) // 4
+    cached = cache[0] if step.cached is None else step.cached
+    written = cache[1] if step.cache_written is None else step.cache_written
     return Counts(
-        input=max(whole, step.cached + step.cache_written),
-        cached=step.cached,
-        written=step.cache_written,
+        input=max(whole, cached + written),
+        cached=cached,
+        written=written,
         output=len(output) // 4 + 1,
     )
