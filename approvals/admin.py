@@ -43,6 +43,25 @@ class RequestToolFilter(ToolFilter):
     lookup = "call__tool_name"
 
 
+class UnchangedFilter(admin.SimpleListFilter):
+    """Decisions on requests as the model made them, or on staff's corrections
+    (a correction's approval is not an approval "unchanged")."""
+
+    title = _("request")
+    parameter_name = "made_by"
+
+    def lookups(self, request: HttpRequest, model_admin: Any) -> Any:
+        return [
+            ("assistant", _("as the assistant made it")),
+            ("correction", _("a correction by staff")),
+        ]
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet[Any]) -> Any:
+        if self.value() in ("assistant", "correction"):
+            return queryset.filter(call__corrects__isnull=self.value() == "assistant")
+        return queryset
+
+
 #: A decision's page: the request, what staff decided and why, what changed.
 DECISION_FIELDS: tuple[str, ...] = (
     "decided_at",
@@ -60,7 +79,7 @@ class DecisionAdmin(ReadOnlyScopedAdmin):
     """Staff's decisions on requests, as they were made; nobody edits them."""
 
     list_display = ["decided_at", "kind", "request", "decided_by", "reason_in_words"]
-    list_filter = ["kind", RequestToolFilter]
+    list_filter = ["kind", RequestToolFilter, UnchangedFilter]
     search_fields = ["call__tool_name", "call__conversation_key"]
     list_select_related = ["call", "decided_by"]
     fields = DECISION_FIELDS
