@@ -250,6 +250,12 @@ class ToolCallLog(models.Model):
                 condition=models.Q(expires_at__isnull=False),
                 name="toolcalllog_request_expiry",
             ),
+            # A tool's latest requests (the Panel's readiness for automatic).
+            models.Index(
+                fields=["business", "tool_name", "created_at"],
+                condition=models.Q(expires_at__isnull=False),
+                name="toolcalllog_tool_requests",
+            ),
         ]
 
     def __str__(self) -> str:

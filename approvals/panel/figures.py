@@ -122,9 +122,12 @@ def days_of_messages(
         .order_by()
         .values("day", "model")
         .annotate(
-            turns=Count("pk", filter=Q(role=Message.Role.MEMBER)),
-            steps=Count("pk", filter=~Q(model="")),
-            unreported=Count("pk", filter=Q(input_tokens__isnull=True) & ~Q(model="")),
+            # Counted by columns the index holds (``message_panel``), not by id.
+            turns=Count("role", filter=Q(role=Message.Role.MEMBER)),
+            steps=Count("model", filter=~Q(model="")),
+            unreported=Count(
+                "model", filter=Q(input_tokens__isnull=True) & ~Q(model="")
+            ),
             input=Sum("input_tokens", default=0),
             cached_input=Sum("cached_input_tokens", default=0),
             cache_write=Sum("cache_write_tokens", default=0),
@@ -176,9 +179,11 @@ def calls_by_tool(period: Period) -> dict[str, ToolCalls]:
         .order_by()
         .values("tool_name", "status")
         .annotate(
-            count=Count("pk"),
-            requests=Count("pk", filter=Q(expires_at__isnull=False)),
-            unverifiable=Count("pk", filter=Q(verification="unverifiable")),
+            # Counted by columns the index holds, not by id: a request is a
+            # call with an expiry (``COUNT`` leaves out the others' NULL).
+            count=Count("*"),
+            requests=Count("expires_at"),
+            unverifiable=Count("verification", filter=Q(verification="unverifiable")),
         )
     )
     tools: dict[str, ToolCalls] = defaultdict(ToolCalls)

@@ -249,12 +249,12 @@ def _decisions(period: Period) -> list[dict[str, Any]]:
 def panel_context(period: Period, *, owner: bool) -> dict[str, Any]:
     """Everything the Panel shows for the period (about a dozen queries)."""
     business = period.business
-    by_day = days_of_messages(period, prices_for(business_id=business.pk))
-    activity = _activity(period, by_day)
+    prices = prices_for(business_id=business.pk)
+    activity = _activity(period, days_of_messages(period, prices))
     budgets = []
     for agent in Agent.objects.filter(business=business).order_by("name"):
         agent.business = business  # one row, already read
-        state = budget_state(agent)
+        state = budget_state(agent, prices)
         if state is not None:
             budgets.append((agent, state))
     handoffs = handoffs_counted(period)

@@ -25,7 +25,7 @@ from agents.models import Conversation
 from approvals.models import Decision
 from gymnasia.errors import InvalidValue, NotFound
 from gymnasia.gyms.models import Business
-from tools.models import AgentToolSetting
+from tools.models import AgentToolSetting, ToolCallLog
 from tools.presentation import tool_title
 from tools.registry import published_registry
 
@@ -129,20 +129,24 @@ def readiness_for(
         declared = registry.get(setting.tool_name)
         amount = declared.declaration.amount_argument if declared else None
         found[(setting.agent_id, setting.tool_name)] = Readiness(setting, amount)
+    # From the requests' side: a gym's requests by time are an index of their
+    # own (``toolcalllog_requests``), few beside its calls; its decisions by
+    # time, joined to their calls' tools, were each a look into the log.
     rows = list(
-        Decision.objects.filter(
+        ToolCallLog.objects.filter(
             business=business,
-            kind__in=DECIDED_BY_STAFF,
-            call__tool_name__in={s.tool_name for s in settings},
+            expires_at__isnull=False,
+            tool_name__in={s.tool_name for s in settings},
+            decision__kind__in=DECIDED_BY_STAFF,
         )
-        .order_by("-decided_at")
+        .order_by("-created_at")
         .values_list(
-            "call__tool_name",
-            "call__conversation_key",
-            "kind",
-            "call__arguments",
-            "difference",
-            "call__corrects",
+            "tool_name",
+            "conversation_key",
+            "decision__kind",
+            "arguments",
+            "decision__difference",
+            "corrects",
         )[: LAST_DECISIONS * len(settings)]
     )
     agents_by_tool: dict[str, set[int]] = defaultdict(set)

@@ -16,7 +16,6 @@ from typing import Any, cast
 from django.contrib import messages
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import BadRequest, PermissionDenied
-from django.db.models import QuerySet
 from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -29,33 +28,31 @@ from approvals.panel.figures import PERIODS, Period
 from approvals.panel.page import panel_context
 from approvals.panel.readiness import readiness_for, tool_automatic_switch
 from gymnasia.errors import InvalidValue, NotFound
-from gymnasia.gyms.admin import OWNER_ROLES
-from gymnasia.gyms.models import Business
-from gymnasia.gyms.selectors import businesses_for_user
+from gymnasia.gyms.models import Business, StaffRole
 from tools.models import AgentToolSetting, ToolCallLog
 from tools.presentation import call_status_label, tool_title, verification_label
 
 
-def _businesses(
-    request: HttpRequest, roles: tuple[str, ...] | None = None
-) -> QuerySet[Business]:
-    if request.user.is_superuser:
-        return Business.objects.all()
-    return businesses_for_user(user=request.user, roles=roles)
-
-
-def _chosen(request: HttpRequest) -> tuple[Business, list[Business]]:
+def _chosen(request: HttpRequest) -> tuple[Business, list[Business], bool]:
     """The gym the page is about (``?business=``, else the user's first) among
-    the user's gyms; another gym is not found."""
-    gyms = list(_businesses(request).order_by("name"))
-    if not gyms:
+    the user's gyms, the gyms, and whether the user owns it; another gym is not
+    found. One query."""
+    if request.user.is_superuser:
+        held = [(gym, True) for gym in Business.objects.order_by("name")]
+    else:
+        roles = StaffRole.objects.filter(
+            user_id=cast(int, request.user.pk)
+        ).select_related("business")
+        held = sorted(
+            ((role.business, role.role == StaffRole.Role.OWNER) for role in roles),
+            key=lambda pair: pair[0].name,
+        )
+    if not held:
         raise PermissionDenied
     wanted = request.GET.get("business") or request.POST.get("business")
-    if not wanted:
-        return gyms[0], gyms
-    for gym in gyms:
-        if str(gym.pk) == wanted:
-            return gym, gyms
+    for gym, owner in held:
+        if not wanted or str(gym.pk) == wanted:
+            return gym, [gym for gym, _owner in held], owner
     raise Http404(_("No such business."))
 
 
@@ -66,17 +63,13 @@ def _period(request: HttpRequest, business: Business) -> Period:
     return Period.of(business, int(raw))
 
 
-def _owns(request: HttpRequest, business: Business) -> bool:
-    return _businesses(request, OWNER_ROLES).filter(pk=business.pk).exists()
-
-
 @require_GET
 def panel(request: HttpRequest) -> HttpResponse:
-    business, gyms = _chosen(request)
+    business, gyms, owner = _chosen(request)
     period = _period(request, business)
     context = {
         **admin_look(request),
-        **panel_context(period, owner=_owns(request, business)),
+        **panel_context(period, owner=owner),
         "title": _("Panel"),
         "business": business,
         "businesses": gyms,
@@ -154,7 +147,7 @@ def _csv_lines(period: Period) -> Iterator[str]:
 @require_GET
 def verification_csv(request: HttpRequest) -> StreamingHttpResponse:
     """The period's verification log, one call a line, streamed."""
-    business, _gyms = _chosen(request)
+    business, _gyms, _owner = _chosen(request)
     period = _period(request, business)
     response = StreamingHttpResponse(_csv_lines(period), content_type="text/csv")
     name = f"verification-{business.slug}-{period.first:%Y%m%d}-{period.days}d.csv"
@@ -167,8 +160,8 @@ def switch(request: HttpRequest, setting_id: int) -> HttpResponse:
     """An owner's switch of one ready tool to automatic: a page that asks to
     confirm, then the POST that does it. Staff are refused (403), changing
     nothing."""
-    business, _gyms = _chosen(request)
-    if not _owns(request, business):
+    business, _gyms, owner = _chosen(request)
+    if not owner:
         raise PermissionDenied
     back = f"{reverse('panel:panel')}?business={business.pk}"
     if request.method == "POST":
