@@ -4,33 +4,13 @@ docs/performance.md). Other databases keep the plain partial index."""
 
 from django.db import migrations, models
 
-CONDITION = models.Q(role="member") | ~models.Q(model="")
-PLAIN = models.Index(fields=["created_at"], condition=CONDITION, name="message_panel")
-COVERING = models.Index(
+from gymnasia.covering_indexes import covering_index
+
+PLAIN = models.Index(
     fields=["created_at"],
-    condition=CONDITION,
-    include=[
-        "conversation",
-        "role",
-        "model",
-        "input_tokens",
-        "cached_input_tokens",
-        "cache_write_tokens",
-        "output_tokens",
-    ],
+    condition=models.Q(role="member") | ~models.Q(model=""),
     name="message_panel",
 )
-
-
-def _swap(old: models.Index, new: models.Index):
-    def swap(apps, schema_editor):
-        if schema_editor.connection.vendor != "postgresql":
-            return
-        model = apps.get_model("agents", "Message")
-        schema_editor.remove_index(model, old)
-        schema_editor.add_index(model, new)
-
-    return swap
 
 
 class Migration(migrations.Migration):
@@ -40,5 +20,18 @@ class Migration(migrations.Migration):
 
     operations = [
         migrations.AddIndex(model_name="message", index=PLAIN),
-        migrations.RunPython(_swap(PLAIN, COVERING), _swap(COVERING, PLAIN)),
+        covering_index(
+            "agents",
+            "Message",
+            PLAIN,
+            [
+                "conversation",
+                "role",
+                "model",
+                "input_tokens",
+                "cached_input_tokens",
+                "cache_write_tokens",
+                "output_tokens",
+            ],
+        ),
     ]

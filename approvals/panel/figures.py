@@ -13,8 +13,9 @@ import zoneinfo
 from collections import defaultdict
 from dataclasses import dataclass, field
 from decimal import Decimal
+from typing import TypeVar
 
-from django.db.models import Count, Q, Sum
+from django.db.models import Count, Model, Q, QuerySet, Sum
 from django.db.models.functions import TruncDate
 from django.utils import timezone
 
@@ -27,6 +28,7 @@ from tools.presentation import CALL_OUTCOMES
 
 #: The periods an owner may choose, in days.
 PERIODS = (7, 30, 90)
+M = TypeVar("M", bound=Model)
 STATUS_OUTCOME = {
     status: outcome
     for outcome, statuses in CALL_OUTCOMES.items()
@@ -62,6 +64,13 @@ class Period:
             end=_midnight(today + datetime.timedelta(days=1), zone),
         )
 
+    def rows(self, model: type[M], when: str = "created_at") -> QuerySet[M]:
+        """The gym's rows of ``model`` whose ``when`` falls in the period."""
+        return model._default_manager.filter(
+            business=self.business,
+            **{f"{when}__gte": self.start, f"{when}__lt": self.end},
+        ).order_by()
+
     def dates(self) -> list[datetime.date]:
         return [self.first + datetime.timedelta(days=n) for n in range(self.days)]
 
@@ -80,13 +89,8 @@ def _midnight(day: datetime.date, zone: zoneinfo.ZoneInfo) -> datetime.datetime:
 def conversations_per_day(period: Period) -> dict[datetime.date, int]:
     """New conversations each day. One query."""
     rows = (
-        Conversation.objects.filter(
-            business=period.business,
-            created_at__gte=period.start,
-            created_at__lt=period.end,
-        )
+        period.rows(Conversation)
         .annotate(day=TruncDate("created_at", tzinfo=period.zone))
-        .order_by()
         .values("day")
         .annotate(count=Count("pk"))
     )
@@ -169,14 +173,9 @@ class ToolCalls:
 
 def calls_by_tool(period: Period) -> dict[str, ToolCalls]:
     """The period's calls per tool. One query (an index-only scan on PostgreSQL,
-    ``toolcalllog_panel``)."""
+    ``toolcalllog_business``)."""
     rows = (
-        ToolCallLog.objects.filter(
-            business=period.business,
-            created_at__gte=period.start,
-            created_at__lt=period.end,
-        )
-        .order_by()
+        period.rows(ToolCallLog)
         .values("tool_name", "status")
         .annotate(
             # Counted by columns the index holds, not by id: a request is a
@@ -234,12 +233,7 @@ def decisions_by_tool(period: Period) -> dict[str, ToolDecisions]:
     """The period's decisions per tool, with each one's wait in seconds. One
     query; a gym's decisions are few beside its calls."""
     rows = (
-        Decision.objects.filter(
-            business=period.business,
-            decided_at__gte=period.start,
-            decided_at__lt=period.end,
-        )
-        .order_by()
+        period.rows(Decision, "decided_at")
         # ``call__corrects``: the decision a correction was made by, if any.
         .values_list(
             "call__tool_name",

@@ -70,7 +70,7 @@ def panel(request: HttpRequest) -> HttpResponse:
     context = {
         **admin_look(request),
         **panel_context(period, owner=owner),
-        "title": _("Panel"),
+        "title": _("Panel · %(business)s") % {"business": business.name},
         "business": business,
         "businesses": gyms,
         "periods": PERIODS,
@@ -101,11 +101,7 @@ def _csv_lines(period: Period) -> Iterator[str]:
     writer = csv.writer(_Echo())
     yield writer.writerow(CSV_COLUMNS)
     rows = (
-        ToolCallLog.objects.filter(
-            business=period.business,
-            created_at__gte=period.start,
-            created_at__lt=period.end,
-        )
+        period.rows(ToolCallLog)
         .order_by("created_at")
         .values_list(
             "created_at",
