@@ -54,6 +54,12 @@ class Readiness:
     largest: Decimal | None = None
 
     @property
+    def corrected_how(self) -> list[tuple[str, int]]:
+        """Each argument staff corrected, most often first (a template cannot
+        ask a ``Counter``: its lookups find a count of 0 first)."""
+        return self.corrections.most_common()
+
+    @property
     def title(self) -> str:
         return tool_title(self.setting.tool_name)
 

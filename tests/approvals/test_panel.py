@@ -75,8 +75,15 @@ def test_panel_links_list_what_they_count(client, two_gyms):
     response = client.get(PANEL, {"days": "7"}, headers=HEADERS)
 
     assert response.status_code == 200
-    figures = _figure_links(response.content.decode())
+    html = response.content.decode()
+    figures = _figure_links(html)
+    cases = html.split('id="handoffs"')[1].split("</p>")[0]
+    figures += [
+        (unescape(href), int(value))
+        for href, value in re.findall(r'<a href="([^"]+)">(\d+) ', cases)
+    ]
     assert len(figures) > 20
+    assert [value for _link, value in figures[-2:]] == [2, 1]  # opened, resolved
     for link, value in figures:
         listed = client.get(link, headers=HEADERS)
         assert listed.status_code == 200, link
@@ -284,3 +291,17 @@ def test_days_table_covers_the_period(client):
     table = page.split('id="days-table"')[1].split("</table>")[0]
     assert table.count('<th scope="row">') == 90
     assert datetime.date.today().year  # the page renders with no activity at all
+
+
+def test_readiness_says_how_staff_corrected(client):
+    gym = gym_built("Correcciones")
+    gym.gate("refund_payment")
+    gym.decided("refund_payment", "superseded", difference={"amount": [20, 15]})
+    gym.decided("refund_payment", "approved", amount=Decimal("8"))
+    client.force_login(gym.person("owner"))
+
+    page = client.get(PANEL, headers=HEADERS).content.decode()
+
+    row = page.split('id="readiness-table"')[1].split("</tr>")[1]
+    cells = re.findall(r"<td>(.*?)</td>", row, re.S)
+    assert [cell.strip() for cell in cells[1:5]] == ["1", "1 (amount ×1)", "0", "8,00"]
