@@ -45,6 +45,8 @@ class Label:
     y: float
     text: str
     anchor: str = "middle"
+    #: ``minor``: a label a narrow screen leaves out (its words are drawn larger).
+    css: str = ""
 
 
 @dataclass
@@ -61,6 +63,12 @@ class Chart:
     axis: tuple[float, float, float] | None = None
     width: int = WIDTH
     height: int = HEIGHT
+
+    @property
+    def linked(self) -> bool:
+        """Whether a bar is a link: the chart is then a group of links, not
+        a picture (which may hold nothing to focus)."""
+        return any(bar.link for bar in self.bars)
 
 
 def _scale_top(largest: float) -> float:
@@ -111,7 +119,10 @@ def columns_chart(
                     )
                 )
         if n % every == 0:
-            chart.labels.append(Label(LEFT + (n + 0.5) * slot, HEIGHT - 6, column))
+            minor = "minor" if n % (2 * every) else ""
+            chart.labels.append(
+                Label(LEFT + (n + 0.5) * slot, HEIGHT - 6, column, css=minor)
+            )
     chart.labels += [
         Label(LEFT - 4, TOP + 10, _number(top), "end"),
         Label(LEFT - 4, HEIGHT - BOTTOM, "0", "end"),

@@ -1,7 +1,8 @@
 """The owners' Panel in a real browser (headless Chromium) against the app as
 ``make run`` starts it, with every address but the app's refused: its charts
 are drawn from the page alone, on a desktop and on a phone, with no console
-error and, on the phone, nothing wider than the screen."""
+error, no serious WCAG violation (axe-core) and, on the phone, nothing
+wider than the screen."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import jwt
 import pytest
 
 from tests.browser.chromium import ARTIFACTS, needs_chromium
+from tests.browser.test_accessibility import grave_violations
 from tests.browser.test_inbox import post_json
 
 pytestmark = needs_chromium
@@ -74,6 +76,7 @@ def test_panel_draws_its_charts_offline(app, browser, width):
     wider = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
     assert wider <= 0, f"the page is {wider} px wider than the screen"
     page.screenshot(path=str(ARTIFACTS / f"panel-{width}.png"), full_page=True)
+    assert grave_violations(page) == []  # axe-core: WCAG 2.1 A and AA
     assert errors == []
     assert refused == []  # the page asked for nothing outside the app
     context.close()
