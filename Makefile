@@ -51,6 +51,7 @@ bench: $(VENV)/.installed-dev
 	$(BIN)/python tests/bench/bench_inbox.py --database $(BENCH_DATABASE_URL)_inbox
 	$(BIN)/python tests/bench/bench_approval_latency.py --database $(BENCH_DATABASE_URL)_approvals
 	$(BIN)/python tests/bench/bench_notice_latency.py --database $(BENCH_DATABASE_URL)_notices
+	$(BIN)/python tests/bench/bench_panel.py --database $(BENCH_DATABASE_URL)_panel
 
 # Two open-source agent harnesses beside ours, in turns: the per-call target is set
 # beside what such harnesses spend. Not the project's dependencies: a virtual

@@ -52,15 +52,18 @@ class Budget:
     prices: dict[str, Price]
 
     @classmethod
-    def of(cls, agent: Agent) -> Budget | None:
-        """The agent's budget, or ``None`` when it has no limit. One query."""
+    def of(cls, agent: Agent, prices: dict[str, Price] | None = None) -> Budget | None:
+        """The agent's budget, or ``None`` when it has no limit. One query, none
+        when the business's ``prices`` are given."""
         if agent.monthly_budget is None and agent.monthly_token_budget is None:
             return None
         return cls(
             money=agent.monthly_budget,
             currency=agent.monthly_budget_currency,
             tokens=agent.monthly_token_budget,
-            prices=prices_for(business_id=agent.business_id),
+            prices=prices_for(business_id=agent.business_id)
+            if prices is None
+            else prices,
         )
 
     def spend(self, model: str, tokens: Tokens | None) -> Spend:
@@ -153,8 +156,10 @@ class BudgetState:
         return self.share >= 1
 
 
-def budget_state(agent: Agent) -> BudgetState | None:
-    budget = Budget.of(agent)
+def budget_state(
+    agent: Agent, prices: dict[str, Price] | None = None
+) -> BudgetState | None:
+    budget = Budget.of(agent, prices)
     if budget is None:
         return None
     spent = month_spend(agent, budget)

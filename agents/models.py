@@ -241,6 +241,14 @@ class Message(models.Model):
                 condition=models.Q(role="member"),
                 name="agents_message_member_asks",
             ),
+            # The Panel's days: members' messages and model steps by time. On
+            # PostgreSQL it also holds what the Panel sums (migration 0012), so
+            # a period is read from the index alone.
+            models.Index(
+                fields=["created_at"],
+                condition=models.Q(role="member") | ~models.Q(model=""),
+                name="message_panel",
+            ),
         ]
 
     def __str__(self) -> str:

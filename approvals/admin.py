@@ -31,7 +31,7 @@ from gymnasia.gyms.admin import (
     ScopedRelatedFilter,
 )
 from gymnasia.gyms.selectors import businesses_for_user
-from tools.admin import ToolFilter
+from tools.admin_filters import ToolFilter
 from tools.crypto import encrypt
 from tools.naming import arguments_changed
 from tools.presentation import tool_title
@@ -42,6 +42,25 @@ class RequestToolFilter(ToolFilter):
 
     parameter_name = "tool"
     lookup = "call__tool_name"
+
+
+class UnchangedFilter(admin.SimpleListFilter):
+    """Decisions on requests as the model made them, or on staff's corrections
+    (a correction's approval is not an approval "unchanged")."""
+
+    title = _("request")
+    parameter_name = "made_by"
+
+    def lookups(self, request: HttpRequest, model_admin: Any) -> Any:
+        return [
+            ("assistant", _("as the assistant made it")),
+            ("correction", _("a correction by staff")),
+        ]
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet[Any]) -> Any:
+        if self.value() in ("assistant", "correction"):
+            return queryset.filter(call__corrects__isnull=self.value() == "assistant")
+        return queryset
 
 
 #: A decision's page: the request, what staff decided and why, what changed.
@@ -61,7 +80,7 @@ class DecisionAdmin(ReadOnlyScopedAdmin):
     """Staff's decisions on requests, as they were made; nobody edits them."""
 
     list_display = ["decided_at", "kind", "request", "decided_by", "reason_in_words"]
-    list_filter = ["kind", RequestToolFilter]
+    list_filter = ["kind", RequestToolFilter, UnchangedFilter]
     search_fields = ["call__tool_name", "call__conversation_key"]
     list_select_related = ["call", "decided_by"]
     fields = DECISION_FIELDS

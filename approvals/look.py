@@ -16,4 +16,7 @@ def admin_look(request: HttpRequest) -> dict[str, Any]:
     """The admin's context of every page (the site's name, the user's links and
     theme switch, how many requests wait), without its side bar of apps, which
     would crowd a phone and is not the inbox's."""
-    return {**admin.site.each_context(request), "is_nav_sidebar_enabled": False}
+    site = admin.site
+    if hasattr(site, "page_context"):  # Gymnasia's own admin site
+        return site.page_context(request)
+    return {**site.each_context(request), "is_nav_sidebar_enabled": False}

@@ -70,6 +70,9 @@ class Decision(models.Model):
         verbose_name_plural = _("decisions")
         ordering = ["-decided_at"]
         indexes = [
+            # A gym's decisions by time: the Panel's period, and each tool's
+            # latest decisions (its readiness for automatic).
+            models.Index(fields=["business", "decided_at"], name="decision_business"),
             # The sweep's look for approved requests not yet told.
             models.Index(
                 fields=["decided_at"],

@@ -59,14 +59,35 @@ class GymnasiaAdminSite(admin.AdminSite):
         """Django's context of every admin page, and how many requests wait at
         the user's gyms, for the header's link to the staff inbox
         (``templates/admin/base_site.html``; ``None``, no link, for a user who
-        works at no gym). One query."""
+        works at no gym). One query, and the list of apps."""
+        return {
+            **self.page_context(request),
+            "available_apps": self.get_app_list(request),
+            "is_nav_sidebar_enabled": self.enable_nav_sidebar,
+        }
+
+    def page_context(self, request: HttpRequest) -> dict[str, Any]:
+        """The context of every admin page but the list of apps, which only the
+        side bar reads and which asks each model admin whether the user may see
+        it: for the pages without the side bar (the staff inbox, the Panel)."""
         # Imported here: this module is loaded with the app registry, before
         # any model can be.
         from approvals.selectors import pending_actions_count
 
-        context = super().each_context(request)
-        context["inbox_waiting"] = pending_actions_count(user=request.user)
-        return context
+        script_name = request.META["SCRIPT_NAME"]
+        return {
+            "site_title": self.site_title,
+            "site_header": self.site_header,
+            "site_url": script_name
+            if self.site_url == "/" and script_name
+            else self.site_url,
+            "has_permission": self.has_permission(request),
+            "available_apps": [],
+            "is_popup": False,
+            "is_nav_sidebar_enabled": False,
+            "log_entries": self.get_log_entries(request),
+            "inbox_waiting": pending_actions_count(user=request.user),
+        }
 
     def admin_view(self, view: View, cacheable: bool = False) -> View:
         """Django's wrapping of every admin page (sign-in and permission first),

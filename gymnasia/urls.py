@@ -9,6 +9,7 @@ urlpatterns = [
     path("", views.home, name="home"),
     path("healthz", views.health, name="health"),
     path("favicon.ico", views.favicon, name="favicon"),
+    path("admin/panel/", include("approvals.panel.urls")),
     path("admin/", admin.site.urls),
     path("", include("agents.urls")),
     path("inbox/", include("approvals.urls")),

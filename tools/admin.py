@@ -20,12 +20,16 @@ from gymnasia.gyms.admin import (
     ReadOnlyScopedAdmin,
     SameBusinessForm,
 )
+from tools.admin_filters import (
+    CallStatusFilter,
+    OutcomeFilter,
+    ToolFilter,
+    VerificationFilter,
+)
 from tools.integrations.stripe import DEFAULT_TIMEOUT_SECONDS
 from tools.models import Handoff, Integration, ToolCallEvent, ToolCallLog
 from tools.naming import request_arguments_described
 from tools.presentation import (
-    STATUS_LABELS,
-    VERIFICATION_LABELS,
     call_event_label,
     call_status_label,
     call_steps_described,
@@ -33,7 +37,6 @@ from tools.presentation import (
     tool_title,
     verification_label,
 )
-from tools.registry import published_registry
 from tools.services import (
     integration_credentials_set,
     integration_health_check,
@@ -177,46 +180,6 @@ class IntegrationAdmin(BusinessScopedAdmin):
             self._check(request, integration)
 
 
-class WordsFilter(admin.SimpleListFilter):
-    """A filter on a field that records codes, each offered in words."""
-
-    lookup = ""
-
-    def words(self) -> dict[str, Any]:
-        raise NotImplementedError
-
-    def lookups(self, request: HttpRequest, model_admin: Any) -> Any:
-        return [(code, str(words)) for code, words in self.words().items()]
-
-    def queryset(self, request: HttpRequest, queryset: QuerySet[Any]) -> Any:
-        value = self.value()
-        return queryset.filter(**{self.lookup: value}) if value else queryset
-
-
-class CallStatusFilter(WordsFilter):
-    title = _("status")
-    parameter_name = lookup = "status"
-
-    def words(self) -> dict[str, Any]:
-        return STATUS_LABELS
-
-
-class VerificationFilter(WordsFilter):
-    title = _("verification")
-    parameter_name = lookup = "verification"
-
-    def words(self) -> dict[str, Any]:
-        return VERIFICATION_LABELS
-
-
-class ToolFilter(WordsFilter):
-    title = _("tool")
-    parameter_name = lookup = "tool_name"
-
-    def words(self) -> dict[str, Any]:
-        return {tool.name: tool_title(tool.name) for tool in published_registry()}
-
-
 def _code(value: Any) -> SafeString:
     """A record as the machine keeps it, set apart as code."""
     return format_html("<pre><code>{}</code></pre>", value)
@@ -288,7 +251,7 @@ class ToolCallLogAdmin(ReadOnlyScopedAdmin):
         "member",
         "conversation_key",
     ]
-    list_filter = [CallStatusFilter, VerificationFilter, ToolFilter]
+    list_filter = [CallStatusFilter, OutcomeFilter, VerificationFilter, ToolFilter]
     list_select_related = ["member"]
     search_fields = ["conversation_key", "tool_name", "provider_call_id"]
     date_hierarchy = "created_at"

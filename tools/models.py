@@ -225,7 +225,12 @@ class ToolCallLog(models.Model):
         indexes = [
             models.Index(fields=["action_key", "created_at"]),
             models.Index(fields=["conversation_key", "created_at"]),
-            models.Index(fields=["business", "created_at"]),
+            # A gym's log, and the Panel's figures of a period: on PostgreSQL it
+            # also holds the columns the Panel groups by (migration 0009), so
+            # those figures are read from the index alone.
+            models.Index(
+                fields=["business", "created_at"], name="toolcalllog_business"
+            ),
             # The sweep's look for writes left running: a few rows, whatever the
             # size of the log.
             models.Index(
@@ -244,6 +249,12 @@ class ToolCallLog(models.Model):
                 fields=["status", "expires_at"],
                 condition=models.Q(expires_at__isnull=False),
                 name="toolcalllog_request_expiry",
+            ),
+            # A tool's latest requests (the Panel's readiness for automatic).
+            models.Index(
+                fields=["business", "tool_name", "created_at"],
+                condition=models.Q(expires_at__isnull=False),
+                name="toolcalllog_tool_requests",
             ),
         ]
 

@@ -98,6 +98,25 @@ STATUS_LABELS = {
     "executing": gettext_lazy("running"),
 }
 
+#: How calls ended, as the owners' Panel counts them: each outcome the
+#: statuses it gathers. A call still waiting, approved but not yet run, or
+#: decided by staff is none of them (the Panel counts requests on their own).
+CALL_OUTCOMES: dict[str, tuple[str, ...]] = {
+    "succeeded": ("ok", "no_results"),
+    "failed": ("failed", "unavailable", "not_found"),
+    "unknown": ("unknown_outcome",),
+    "refused": ("unknown_tool", "invalid_arguments"),
+    "duplicate": ("duplicate",),
+}
+OUTCOME_LABELS = {
+    "succeeded": gettext_lazy("succeeded"),
+    "failed": gettext_lazy("failed"),
+    "unknown": gettext_lazy("outcome unknown"),
+    "refused": gettext_lazy("refused"),
+    "duplicate": gettext_lazy("duplicate"),
+}
+
+
 #: The ``verification`` of a write's result, as staff read it.
 VERIFICATION_LABELS = {
     "verified": gettext_lazy("verified"),

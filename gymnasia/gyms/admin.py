@@ -74,6 +74,22 @@ class ScopedRelatedFilter(admin.RelatedFieldListFilter):
         return [(obj.pk, str(obj)) for obj in qs]
 
 
+def roles_held(request: HttpRequest) -> frozenset[tuple[int, str]]:
+    """The user's roles, as (business id, role), read once per request: a page
+    asks each model admin whether the user may see it (the admin's list of
+    apps alone asks every one), which was a query each."""
+    held = getattr(request, "_gym_roles_held", None)
+    user_id = request.user.pk
+    if user_id is None:
+        return frozenset()
+    if held is None:
+        held = frozenset(
+            StaffRole.objects.filter(user_id=user_id).values_list("business_id", "role")
+        )
+        request._gym_roles_held = held  # type: ignore[attr-defined]
+    return held
+
+
 class BusinessScopedAdmin(admin.ModelAdmin):
     """A model admin whose rows belong to a business through ``business_path``."""
 
@@ -110,10 +126,10 @@ class BusinessScopedAdmin(admin.ModelAdmin):
     ) -> bool:
         if request.user.is_superuser:
             return True
-        businesses = self._businesses(request, roles)
+        held = {business for business, role in roles_held(request) if role in roles}
         if obj is None:
-            return businesses.exists()
-        return businesses.filter(pk=self._business_id(obj)).exists()
+            return bool(held)
+        return self._business_id(obj) in held
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Any]:
         qs = super().get_queryset(request)
