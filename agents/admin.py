@@ -297,6 +297,17 @@ class ConversationAdmin(ReadOnlyScopedAdmin):
 
     list_display = ["created_at", "agent", "member", "language"]
     list_filter = ["agent", "language"]
+    #: The Panel's links to a day's conversations with members' turns or model
+    #: steps (``approvals.panel.page``); Django lists each conversation once.
+    panel_lookups = frozenset(
+        {
+            "messages__created_at__gte",
+            "messages__created_at__lt",
+            "messages__role",
+            "messages__role__in",
+            "messages__model__gt",
+        }
+    )
     list_select_related = ["agent", "member"]
     search_fields = ["member__name", "member__external_id"]
     date_hierarchy = "created_at"
@@ -306,6 +317,11 @@ class ConversationAdmin(ReadOnlyScopedAdmin):
 
     class Media:
         css = {"all": ("agents/timeline.css",)}
+
+    def lookup_allowed(self, lookup: str, value: str, request: HttpRequest) -> bool:
+        if lookup in self.panel_lookups:
+            return True
+        return super().lookup_allowed(lookup, value, request)
 
     def render_change_form(
         self,

@@ -66,6 +66,24 @@ def _day_link(model: str, period: Period, day: datetime.date, **filters: Any) ->
     return _listed(model, period.business.pk, "created_at", start, end, filters)
 
 
+#: The messages a day's members' turns and model steps (with their tokens) are:
+#: their links list the conversations that had them that day.
+MEMBER_TURN = {"messages__role": "member"}
+MODEL_STEP = {"messages__role__in": "step,assistant", "messages__model__gt": ""}
+
+
+def _messages_link(period: Period, day: datetime.date, kind: dict[str, str]) -> str:
+    start, end = period.day_bounds(day)
+    return _listed(
+        "agents_conversation",
+        period.business.pk,
+        "messages__created_at",
+        start,
+        end,
+        kind,
+    )
+
+
 def wait_words(seconds: float | None) -> str:
     """A wait as people say it: minutes, or hours and minutes."""
     if seconds is None:
@@ -87,12 +105,16 @@ def _activity(period: Period, days: dict[datetime.date, Day]) -> dict[str, Any]:
     conversation_links = [
         _day_link("agents_conversation", period, day) for day in dates
     ]
+    turn_links = [_messages_link(period, day, MEMBER_TURN) for day in dates]
+    step_links = [_messages_link(period, day, MODEL_STEP) for day in dates]
     empty = Day()
     each = [days.get(day, empty) for day in dates]
     return {
         "dates": dates,
         "conversations": [conversations.get(day, 0) for day in dates],
         "conversation_links": conversation_links,
+        "turn_links": turn_links,
+        "step_links": step_links,
         "each": each,
         "chart": charts.columns_chart(
             _("Conversations and members' turns per day"),
@@ -104,7 +126,9 @@ def _activity(period: Period, days: dict[datetime.date, Day]) -> dict[str, Any]:
                     [conversations.get(day, 0) for day in dates],
                     conversation_links,
                 ),
-                charts.Series(_("members' turns"), "s2", [d.turns for d in each]),
+                charts.Series(
+                    _("members' turns"), "s2", [d.turns for d in each], turn_links
+                ),
             ],
         ),
         "tokens_chart": charts.columns_chart(
@@ -115,11 +139,17 @@ def _activity(period: Period, days: dict[datetime.date, Day]) -> dict[str, Any]:
                     _("input, not cached"),
                     "s1",
                     [d.tokens.input - d.tokens.cached_input for d in each],
+                    step_links,
                 ),
                 charts.Series(
-                    _("cached input"), "s3", [d.tokens.cached_input for d in each]
+                    _("cached input"),
+                    "s3",
+                    [d.tokens.cached_input for d in each],
+                    step_links,
                 ),
-                charts.Series(_("output"), "s2", [d.tokens.output for d in each]),
+                charts.Series(
+                    _("output"), "s2", [d.tokens.output for d in each], step_links
+                ),
             ],
         ),
     }
@@ -263,13 +293,17 @@ def panel_context(period: Period, *, owner: bool) -> dict[str, Any]:
         {
             "day": day,
             "conversations": Figure(count, link),
+            "turns_link": turns_link,
+            "steps_link": steps_link,
             "one": one,
             "cost": cost,
         }
-        for day, count, link, one, cost in zip(
+        for day, count, link, turns_link, steps_link, one, cost in zip(
             activity["dates"],
             activity["conversations"],
             activity["conversation_links"],
+            activity["turn_links"],
+            activity["step_links"],
             activity["each"],
             money["costs"],
             strict=True,

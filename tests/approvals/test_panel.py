@@ -16,6 +16,8 @@ import pytest
 from django.contrib.admin.models import LogEntry
 from django.urls import reverse
 
+from agents.conversations import conversation_start
+from agents.models import Message
 from tests.approvals.panel_kit import Gym, gym_built
 from tools.models import AgentToolSetting
 
@@ -305,3 +307,41 @@ def test_readiness_says_how_staff_corrected(client):
     row = page.split('id="readiness-table"')[1].split("</tr>")[1]
     cells = re.findall(r"<td>(.*?)</td>", row, re.S)
     assert [cell.strip() for cell in cells[1:5]] == ["1", "1 (amount ×1)", "0", "8,00"]
+
+
+def _day_links(html: str) -> list[tuple[str, int]]:
+    """The days table's members' turns, model steps and tokens: each links to
+    the conversations that had them that day."""
+    return [
+        (unescape(href), int(value))
+        for href, value in re.findall(
+            r'<a href="([^"]+)" data-lists="conversations">(\d+)</a>', html
+        )
+    ]
+
+
+def test_turns_and_steps_link_to_the_conversations_that_had_them(client, two_gyms):
+    ours, theirs = two_gyms
+    ours.message("member")  # a second turn in the same conversation
+    quiet = conversation_start(agent=ours.agent, member=ours.member)
+    Message.objects.create(conversation=quiet, role="notice", text="notice")
+    client.force_login(ours.person("owner"))
+
+    html = client.get(PANEL, {"days": "7"}, headers=HEADERS).content.decode()
+
+    links = [(link, value) for link, value in _day_links(html) if value]
+    # today: 2 turns, 1 step, its input and output tokens
+    assert sorted(value for _link, value in links) == [1, 2, 10, 100]
+    for link, _value in links:
+        listed = client.get(link, headers=HEADERS)
+        assert listed.status_code == 200, link
+        assert [c.pk for c in listed.context["cl"].result_list] == [
+            ours.conversation.pk
+        ], link
+    empty = next(link for link, value in _day_links(html) if not value)
+    assert client.get(empty, headers=HEADERS).context["cl"].result_count == 0
+    assert theirs.conversation.pk not in {
+        c.pk
+        for link, _value in links
+        for c in client.get(link, headers=HEADERS).context["cl"].result_list
+    }
