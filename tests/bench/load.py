@@ -20,6 +20,7 @@ from typing import Any
 
 from tests.fakes import llm_openai
 from tests.fakes.llm_steps import Step
+from tests.fakes.llm_usage import counted
 
 REPLY_TEXT = "Hola, soy el asistente."
 
@@ -46,8 +47,9 @@ async def _answer_requests(
             if not request_line.startswith("POST /v1/responses "):
                 writer.write(b"HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\n\r\n")
                 continue
-            reply = llm_openai.reply(
-                Step(text=REPLY_TEXT), json.loads(body), next(numbers), "/v1/responses"
+            step, request = Step(text=REPLY_TEXT), json.loads(body)
+            reply = llm_openai.reply(  # a load test's model: no prompt cache
+                step, request, next(numbers), "/v1/responses", counted(request, step)
             )
             await asyncio.sleep(delay)
             if reply.frames is not None:
