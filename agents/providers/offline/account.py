@@ -19,7 +19,8 @@ THANKS = r"gracias|thanks|thank you"
 TOPICS = (
     ({"search_foods"}, gettext_noop("the nutrients of the gym's foods")),
     ({"get_meal_diary", "add_food_to_meal"}, gettext_noop("your meal diary")),
-    ({"list_classes", "book_class"}, gettext_noop("the classes and your bookings")),
+    ({"list_classes"}, gettext_noop("the classes")),
+    ({"list_my_bookings", "book_class"}, gettext_noop("your bookings")),
     ({"get_membership", "freeze_membership"}, gettext_noop("your membership")),
     ({"list_my_requests"}, gettext_noop("your requests to the staff")),
 )

@@ -8,7 +8,7 @@ import re
 from typing import Any
 
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy as _lazy
+from django.utils.translation import gettext_lazy
 
 from agents.providers.offline.core import (
     Reply,
@@ -62,10 +62,10 @@ def meal_named(said: str) -> str | None:
 #: Each meal after a food logged ("en la comida", "for lunch") and heading a
 #: line ("Comida").
 MEAL_SAID = {
-    "breakfast": (_lazy("for breakfast"), _lazy("Breakfast")),
-    "lunch": (_lazy("for lunch"), _lazy("Lunch")),
-    "dinner": (_lazy("for dinner"), _lazy("Dinner")),
-    "snack": (_lazy("for a snack"), _lazy("Snack")),
+    "breakfast": (gettext_lazy("for breakfast"), gettext_lazy("Breakfast")),
+    "lunch": (gettext_lazy("for lunch"), gettext_lazy("Lunch")),
+    "dinner": (gettext_lazy("for dinner"), gettext_lazy("Dinner")),
+    "snack": (gettext_lazy("for a snack"), gettext_lazy("Snack")),
 }
 
 
