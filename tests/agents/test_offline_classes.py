@@ -127,3 +127,20 @@ def test_a_visitor_asking_for_her_classes_is_asked_to_sign_in(client, agent):
         "gimnasio y vuelve a preguntármelo."
     )
     assert not ToolCallLog.objects.exists()
+
+
+def test_a_class_that_fits_twice_is_asked_which_and_the_answer_books_it(client, agent):
+    started = member_conversation(client, agent, sub="socio-1003")
+    day = weekday_ahead(agent)
+    weekday = day.strftime("%A")
+
+    asked, told = talk(
+        client, started, f"Book me into {weekday}'s spinning class", "the one at 19:00"
+    )
+
+    assert asked == (
+        "Which class? Tell me its time or its place in the list:\n"
+        f"- Spinning {day} 07:30\n- Spinning {day} 19:00"
+    )
+    assert told == f"Booking confirmed: Spinning on {day} 19:00 in Sala ciclo."
+    assert Booking.objects.count() == 1

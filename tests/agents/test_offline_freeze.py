@@ -136,14 +136,9 @@ def test_days_said_outright_are_sent_to_staff_at_once(client, agent, asked, days
 
 
 def test_the_same_freeze_asked_twice_is_one_request(client, agent):
-    started = member_conversation(client, agent)
+    asked = "Congela mi cuota del 1 al 10 de agosto"
 
-    _, again = talk(
-        client,
-        started,
-        "Congela mi cuota del 1 al 10 de agosto",
-        "Congela mi cuota del 1 al 10 de agosto",
-    )
+    _, again = talk(client, member_conversation(client, agent), asked, asked)
 
     assert ToolCallLog.objects.filter(status="pending_approval").count() == 1
     assert "Ya lo habías pedido. La congelación del " in again

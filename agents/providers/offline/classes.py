@@ -14,6 +14,7 @@ from agents.providers.offline.core import (
     Reply,
     Rule,
     Turn,
+    by_place,
     fold,
     outcome,
     read_failed,
@@ -29,13 +30,6 @@ MINE = (
     r"|my bookings|my classes|did i book|have i booked"
 )
 CANCEL = r"cancela\w*|anula\w*|cancel"
-ORDINALS = {
-    r"primera?o?|first|1st": 0,
-    r"segund[ao]|second|2nd": 1,
-    r"tercer[ao]?|third|3rd": 2,
-    r"cuart[ao]|fourth|4th": 3,
-    r"ultim[ao]|last": -1,
-}
 HOUR = re.compile(
     r"\b(?:(?:a las|at)\s+(\d{1,2})(?::(\d{2}))?|(\d{1,2}):(\d{2}))\s*(pm|am|h)?\b"
 )
@@ -55,9 +49,8 @@ def _hour(said: str) -> str | None:
 def chosen(said: str, items: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The classes or bookings of a list the message points at: by its place in
     the list, the time, or the kind of class; all of them when it names none."""
-    for words, index in ORDINALS.items():
-        if said_any(said, words) and items and abs(index) <= len(items) - (index >= 0):
-            return [items[index]]
+    if (placed := by_place(said, items)) is not None:
+        return [placed]
     hour = _hour(said)
     if hour:
         items = [i for i in items if when(i["starts_at"]).endswith(hour)]
@@ -116,10 +109,12 @@ def book(turn: Turn) -> Reply | None:
         return classes(turn)  # no list to choose from: today's shown first
     sessions: list[dict[str, Any]] = listed["sessions"] if listed else shown or []
     fits = chosen(turn.said, sessions)
+    if turn.answering and len(fits) == len(sessions):
+        return None  # names none of the classes asked about: another subject
     if len(fits) != 1:
         lines = [f"- {s['class']} {when(s['starts_at'])}" for s in fits]
         text = _("Which class? Tell me its time or its place in the list:")
-        state = {"rule": "classes", "shown": fits}
+        state = {"asked": "which_class", "shown": fits}
         return Reply("\n".join([text, *lines]), state=state)
     arguments = {"session_id": fits[0]["session_id"]}
     return turn.call("book", "book_class", arguments, session=fits[0], shown=sessions)
@@ -196,6 +191,7 @@ def cancel(turn: Turn) -> Reply | None:
 RULES = (
     Rule("mine", my_bookings, applies=lambda s: said_any(s, MINE)),
     Rule("cancel", cancel, applies=lambda s: said_any(s, CANCEL)),
+    Rule("which_class", book, answers="which_class"),
     Rule("book", book, applies=lambda s: said_any(s, BOOK)),
     Rule("classes", classes, applies=lambda s: said_any(s, CLASSES)),
 )

@@ -43,6 +43,24 @@ def said_any(said: str, *patterns: str) -> bool:
     return any(re.search(rf"\b(?:{p})\b", said) for p in patterns)
 
 
+#: Places in a list, as said: "la primera", "the second", "la última".
+PLACES = {
+    r"primer[ao]?|first|1st": 0,
+    r"segund[ao]|second|2nd": 1,
+    r"tercer[ao]?|third|3rd": 2,
+    r"cuart[ao]|fourth|4th": 3,
+    r"ultim[ao]|last": -1,
+}
+
+
+def by_place(said: str, items: list[Any]) -> Any | None:
+    """The item of a list the message points at by its place in it."""
+    for words, index in PLACES.items():
+        if said_any(said, words) and -len(items) <= index < len(items):
+            return items[index]
+    return None
+
+
 @dataclass(frozen=True)
 class Reply:
     """One step: its text, the calls it proposes, and what it keeps for later."""

@@ -56,6 +56,7 @@ ORDER = (
     "days",
     "confirm",
     "log",
+    "which_class",
     # A person, her requests and a freeze before the membership ("congela mi
     # cuota" names both), the diary before the classes ("apúntame 100 g…").
     "person",

@@ -14,6 +14,7 @@ from agents.providers.offline.core import (
     Reply,
     Rule,
     Turn,
+    by_place,
     figure,
     fold,
     outcome,
@@ -44,7 +45,8 @@ NOT_FOOD = set(
         "is are has have does do the of in for to my me please tell a an and with "
         "g gr gramos grams apuntame anota anotame apunta registra anade pon ponme "
         "log add hoy today manana tomorrow ayer comida almuerzo desayuno cena "
-        "merienda breakfast lunch dinner snack"
+        "merienda breakfast lunch dinner snack hola hi hello hey buenas buenos "
+        "dias one uno el la"
     ).split()
 )
 
@@ -164,7 +166,9 @@ def _wanted(turn: Turn, want: dict[str, Any]) -> dict[str, Any]:
     if day := day_named(turn.said, turn.today):
         want["date"] = day.isoformat()
     words = food_words(turn.said).split()
-    if "options" in want and words:
+    if "options" in want and (placed := by_place(turn.said, want["options"])):
+        want["options"] = [placed]
+    elif "options" in want and words:
         chosen = [o for o in want["options"] if all(w in fold(o[1]) for w in words)]
         if chosen:
             want["options"] = chosen
