@@ -31,17 +31,19 @@ MINE = (
 )
 CANCEL = r"cancela\w*|anula\w*|cancel"
 HOUR = re.compile(
-    r"\b(?:(?:a las|at)\s+(\d{1,2})(?::(\d{2}))?|(\d{1,2}):(\d{2}))\s*(pm|am|h)?\b"
+    r"\b(?:(?:a las|at)\s+(\d{1,2})(?::(\d{2}))?|(\d{1,2}):(\d{2}))"
+    r"\s*(pm|am|h|de la tarde|de la noche)?\b"
 )
 
 
 def _hour(said: str) -> str | None:
-    """The time a message names, "19:00": "a las 19:00", "a las 7", "7pm"."""
+    """The time a message names, "19:00": "a las 19:00", "a las 7 de la tarde",
+    "at 7pm"."""
     found = HOUR.search(said)
     if not found:
         return None
     hour, minutes = int(found[1] or found[3]), found[2] or found[4] or "00"
-    if found[5] == "pm" and hour < 12:
+    if found[5] and found[5] not in {"am", "h"} and hour < 12:
         hour += 12
     return f"{hour:02d}:{minutes}"
 
@@ -109,8 +111,9 @@ def book(turn: Turn) -> Reply | None:
         return classes(turn)  # no list to choose from: today's shown first
     sessions: list[dict[str, Any]] = listed["sessions"] if listed else shown or []
     fits = chosen(turn.said, sessions)
-    if turn.answering and len(fits) == len(sessions):
+    if turn.answering and len(fits) in {0, len(sessions)}:
         return None  # names none of the classes asked about: another subject
+    fits = fits or sessions  # none at the time said: the list to choose from
     if len(fits) != 1:
         lines = [f"- {s['class']} {when(s['starts_at'])}" for s in fits]
         text = _("Which class? Tell me its time or its place in the list:")

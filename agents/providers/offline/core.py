@@ -10,6 +10,7 @@ state): which rule a step belongs to and, on a question, what it asked.
 
 from __future__ import annotations
 
+import datetime
 import json
 import re
 import unicodedata
@@ -85,7 +86,7 @@ class Turn:
     #: The last (arguments, result) of each tool in the turns before this one.
     earlier: dict[str, tuple[dict[str, Any], dict[str, Any]]]
     offered: dict[str, ToolSpec]
-    today: Any
+    today: datetime.date
     visitor: bool
     contact: str
     #: Whether the rule is read as the answer to the question it asked.
@@ -124,6 +125,11 @@ class Turn:
         if self.contact:
             return _("You can contact the gym: %(contact)s") % {"contact": self.contact}
         return _("You can contact the gym directly.")
+
+    def takes(self, tool: str, argument: str) -> bool:
+        """Whether the tool offered has ``argument`` in its schema."""
+        spec = self.offered.get(tool)
+        return spec is not None and argument in spec.parameters.get("properties", {})
 
 
 @dataclass

@@ -65,7 +65,7 @@ def freeze(turn: Turn) -> Reply | None:
         text = _("Shall I ask to freeze your membership from %(start)s to %(end)s?")
         return Reply(
             text % {"start": start, "end": end},
-            state={"asked": "confirm", "start": start, "end": end},
+            state={"asked": "confirm", "start": start, "end": end, "days": length},
         )
     return turn.call("freeze", "freeze_membership", {"start": start, "end": end})
 
@@ -79,19 +79,14 @@ def _question(length: int | None = None) -> str:
 
 
 def days_given(turn: Turn) -> Reply | None:
-    """The answer to its question of which days: read as that answer."""
-    if turn.done:
-        return freeze(turn)
-    days = _range(turn)
-    if days is None:
-        return None  # another subject
-    return freeze(turn)
+    """The answer to its question of which days: read as that answer; a message
+    that names no days is another subject."""
+    return None if _range(turn) is None else freeze(turn)
 
 
 def confirmed(turn: Turn) -> Reply | None:
-    """Yes (the freeze proposed) or no (nothing changed) to the days it said back."""
-    if turn.done:
-        return freeze(turn)
+    """Yes (the freeze proposed) or no (nothing changed) to the days it said
+    back; other days instead are read as the answer to its first question."""
     if said_any(turn.said, NO) and not said_any(turn.said, YES):
         return Reply(_("All right: I will not change anything."))
     if not said_any(turn.said, YES):

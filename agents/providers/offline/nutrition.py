@@ -21,7 +21,7 @@ from agents.providers.offline.core import (
     read_failed,
     said_any,
 )
-from agents.providers.offline.dates import day_named
+from agents.providers.offline.dates import MONTHS, WEEKDAYS, day_named
 
 NUTRIENTS = (
     r"carbohidratos?|hidratos|calorias|kcal|proteinas?|grasas?|nutrientes|carbs?"
@@ -51,10 +51,14 @@ NOT_FOOD = set(
 )
 
 
+#: Words that name a day, never a food ("el lunes", "de agosto").
+DAY_WORDS = {*WEEKDAYS, *MONTHS, "que", "viene", "next", "pasado", "yesterday"}
+
+
 def food_words(said: str) -> str:
     """What a message names as a food, the other words of the request left out."""
     said = re.sub(rf"\b(?:{NUTRIENTS})\b|\d+(?:[.,]\d+)?", " ", said)
-    return " ".join(w for w in said.split() if w not in NOT_FOOD)
+    return " ".join(w for w in said.split() if w not in NOT_FOOD | DAY_WORDS)
 
 
 def meal_named(said: str) -> str | None:
@@ -215,8 +219,9 @@ def again(turn: Turn) -> Reply | None:
         "meal": entry["meal"],
         "food_id": entry["food_id"],
         "grams": float(grams[1].replace(",", ".")) if grams else args.get("grams"),
-        "again": True,
     }
+    if turn.takes("add_food_to_meal", "again"):
+        arguments["again"] = True  # the same food once more, on purpose (R7)
     return turn.call("again", "add_food_to_meal", arguments)
 
 
