@@ -8,6 +8,10 @@ import datetime
 from tests.browser.chromium import ARTIFACTS, needs_chromium
 from tests.browser.test_inbox import staff_inbox
 from tests.browser.widget_kit import ask, open_widget, site
+from tests.test_embedded_run import (  # noqa: F401  (an app of its own)
+    embedded_app,
+    seeded_lines,
+)
 
 pytestmark = needs_chromium
 
@@ -23,13 +27,15 @@ def _said(frame, text: str) -> str:
     return ask(frame, text).locator(".text").inner_text()
 
 
-def test_a_member_walks_the_demo_flows(app, browser):
+def test_a_member_walks_the_demo_flows(embedded_app, browser):  # noqa: F811
     """The rice's figures; a food logged after «¿cuál?» and «otros 100 g»; a
     class listed and booked, then asked again; an honest refusal; a freeze
-    asked from a length, confirmed, approved by staff in the inbox."""
+    asked from a length, confirmed, approved by staff in the inbox. On an app
+    of its own: the bookings and freezes it makes are no other test's."""
     from playwright.sync_api import expect
 
-    base, lines, _ = app
+    base, seeded, _ = embedded_app
+    lines = seeded_lines(seeded)
     page = browser.new_context(locale="es-ES").new_page()
     page.goto(site(base, "?member=socio-1002"))
     frame = open_widget(page)
