@@ -1,314 +1,152 @@
-"""The offline demo model's intents about the member's account: the membership
-and how her requests stand, her payments and a refund, leaving the gym, and
-talking to a person. Freezing the membership is in ``freezes``."""
+"""The member's account and the people behind the gym: her membership, how her
+requests to staff stand, talking to a person; and what the demo model says to
+a greeting, a thank-you, or anything it does not read."""
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
-from agents.providers.offline.base import Intents
-from agents.providers.offline.freezes import HOW_IT_STANDS, asks_about_freezes
-from agents.providers.offline.words import (
-    MEMBERSHIP_STATES,
-    asks_for,
-    asks_how,
-    has,
-    kind_named,
-)
-from gymnasia.text import fold
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
 
-#: Words that ask to leave the gym ("quiero darme de baja").
-LEAVE = (
-    "darme de baja",
-    "dar de baja",
-    "dame de baja",
-    "de baja del gimnasio",
-    "cancela mi cuota",
-    "cancelar mi cuota",
-    "anular mi cuota",
-    "cancel my membership",
-    "end my membership",
-    "quit the gym",
-    "leave the gym",
+from agents.providers.offline.core import Reply, Rule, Turn, read_failed, said_any, when
+
+PERSON = r"persona|humano|alguien del equipo|recepcion|person|human|someone|staff"
+REQUESTS = r"solicitud\w*|peticion\w*|requests?|aprobad\w*|approved"
+MEMBERSHIP = r"cuota|membresia|abono|suscripcion|membership|subscription|plan"
+THANKS = r"gracias|thanks|thank you"
+#: What each tool family lets the demo model help with, by the tools that do it.
+TOPICS = (
+    ({"search_foods"}, gettext_noop("the nutrients of the gym's foods")),
+    ({"get_meal_diary", "add_food_to_meal"}, gettext_noop("your meal diary")),
+    ({"list_classes"}, gettext_noop("the classes")),
+    ({"list_my_bookings", "book_class"}, gettext_noop("your bookings")),
+    ({"get_membership", "freeze_membership"}, gettext_noop("your membership")),
+    ({"list_my_requests"}, gettext_noop("your requests to the staff")),
 )
 
 
-#: Words that ask what she has paid ("¿qué pagos he hecho?", "what did I pay?").
-PAID = (
-    "pagos",
-    "pague",
-    "he pagado",
-    "cobrado",
-    "cobros",
-    "payments",
-    "did i pay",
-    "have i paid",
-    "i paid",
-    "charged",
-    "charges",
-)
-#: Words that ask whether a request was approved ("¿lo han aprobado ya?").
-APPROVED = ("aprobad", "aprobo", "approved")
-#: How many payments a list shows.
-PAYMENTS_SHOWN = 12
-
-
-class AccountIntents(Intents):
-    def _membership(self, said: str, results: dict[str, Any], offered: set[str]) -> Any:
-        # "¿Cómo va mi solicitud?": the requests she can make here wait on her
-        # membership (a freeze), which lists them.
-        asks_requests = (
-            has(said, "solicitud", "peticion", "request") and has(said, *HOW_IT_STANDS)
-        ) or has(said, *APPROVED)
-        if not (
-            has(said, "cuota", "membresia", "abono", "membership")
-            or asks_about_freezes(said)
-            or asks_requests
-        ):
-            return None
-        if "get_membership" not in results:
-            return self._unavailable("get_membership", offered) or self._call(
-                "get_membership", {}
-            )
-        result = results["get_membership"][-1]
-        if result.get("status") != "ok":
-            return self._failure(result), []
-        m = result["membership"]
-        state = self._t(*MEMBERSHIP_STATES.get(m["status"], (m["status"],) * 2))
-        answer = self._t(
-            f"Tu cuota «{m['plan']}» está {state} y termina el {m['ends_on']}.",
-            f"Your membership “{m['plan']}” is {state} and ends on {m['ends_on']}.",
-        )
-        freezes = m.get("freezes", [])
-        requested = m.get("freezes_waiting_for_approval", [])
-        if freezes:
-            periods = self._periods(freezes)
-            answer += self._t(f" Congelaciones: {periods}.", f" Freezes: {periods}.")
-        elif asks_about_freezes(said) and not requested:
-            answer += self._t(" No tiene ninguna congelación.", " It has no freeze.")
-        if asks_requests and not requested:
-            answer += self._t(
-                " No tienes ninguna congelación esperando la aprobación del equipo.",
-                " You have no freeze waiting for the staff's approval.",
-            )
-        if asks_requests and "refund_payment" in offered:
-            # A refund waiting for staff is in no read tool's result: never "none".
-            answer += self._t(
-                " Los reembolsos que esperan al equipo no los veo desde aquí: su "
-                "respuesta te llegará en esta conversación.",
-                " Refunds waiting for the staff I cannot see from here: their answer "
-                "will reach you in this conversation.",
-            )
-        if requested:
-            periods = self._periods(requested)
-            answer += self._t(
-                f" Congelaciones que esperan la aprobación del equipo: {periods}.",
-                f" Freezes waiting for the staff's approval: {periods}.",
-            )
-        return answer, []
-
-    def _periods(self, freezes: list[dict[str, Any]]) -> str:
-        return ", ".join(
-            self._t(f"del {f['start']} al {f['end']}", f"{f['start']} to {f['end']}")
-            for f in freezes
-        )
-
-    def _refund(self, said: str, results: dict[str, Any], offered: set[str]) -> Any:
-        if not asks_for(said, *ASKS_REFUND):
-            return None
-        if asks_how(said):
-            return self._unavailable("refund_payment", offered) or (
-                self._t(
-                    "Sí: dime qué pago quieres que te devuelva y lo pido.",
-                    "Yes: tell me which payment you want refunded and I will ask "
-                    "for it.",
-                ),
-                [],
-            )
-        if "list_payments" not in results:
-            return self._unavailable("refund_payment", offered) or self._call(
-                "list_payments", {}
-            )
-        listed = results["list_payments"][-1]
-        if "refund_payment" not in results:
-            payments = sorted(
-                (p for p in listed.get("payments", []) if p["refundable"] > 0),
-                key=lambda p: p["date"],
-                reverse=True,
-            )
-            if not payments:
-                return self._t(
-                    "No encuentro pagos que se puedan devolver.",
-                    "I find no payment that can be refunded.",
-                ), []
-            chosen = _payments_meant(said, payments)
-            if len(chosen) > 1:  # never a guess, least of all with money
-                return self._which_payment(chosen), []
-            amount = re.search(r"(\d+(?:[.,]\d{1,2})?)\s*(?:€|eur|euros?)", said)
-            value = (
-                float(amount.group(1).replace(",", "."))
-                if amount
-                else chosen[0]["refundable"]
-            )
-            return self._call(
-                "refund_payment",
-                {"payment_id": chosen[0]["payment_id"], "amount": value},
-            )
-        result = results["refund_payment"][-1]
+def person(turn: Turn) -> Reply | None:
+    """A person asked for: the case handed to staff, or how to reach the gym."""
+    if (result := turn.result("handoff_to_staff")) is not None:
         if result.get("status") == "ok":
-            refund = result["refund"]
-            refunded = f"{self._n(refund['amount'])} {refund['currency']}"
-            return self._t(
-                f"Devolución hecha: {refunded}.", f"Refund made: {refunded}."
-            ), []
-        return self._failure(result), []
+            return Reply(_("I have told the staff; they will answer you here."))
+        return Reply(read_failed(result) + " " + turn.a_person())
+    if "handoff_to_staff" not in turn.offered:
+        return Reply(
+            _("I cannot pass you to a member of staff from here.")
+            + " "
+            + turn.a_person()
+        )
+    return turn.call("person", "handoff_to_staff", {"reason": turn.text[:1000]})
 
-    def _payments(self, said: str, results: dict[str, Any], offered: set[str]) -> Any:
-        """Her card payments, newest first, each with what was refunded of it."""
-        if not has(said, *PAID):
-            return None
-        if "list_payments" not in results:
-            return self._unavailable("list_payments", offered) or self._call(
-                "list_payments", {}
+
+def _state(state: str) -> str:
+    return {
+        "waiting_for_staff": _("waiting for the staff"),
+        "approved": _("approved; being done"),
+        "done": _("approved and done"),
+        "failed": _("approved, but it could not be done"),
+        "outcome_unknown": _("approved; the staff are checking whether it was done"),
+        "rejected": _("rejected"),
+        "expired": _("expired before the staff reviewed it"),
+    }.get(state, state)
+
+
+def _about(request: dict[str, Any]) -> str:
+    """What a request is about, from its facts: "Freeze from … to …"."""
+    facts, tool = request.get("facts") or {}, request.get("tool")
+    session = facts.get("session") or (facts.get("booking") or {})
+    try:
+        if tool == "freeze_membership":
+            return _("Freeze from %(start)s to %(end)s") % facts
+        if tool in {"book_class", "cancel_booking"} and session:
+            text = (
+                _("Booking of %(class)s on %(when)s")
+                if tool == "book_class"
+                else _("Cancelling the booking of %(class)s on %(when)s")
             )
-        result = results["list_payments"][-1]
+            return text % {
+                "class": session["class"],
+                "when": when(session["starts_at"]),
+            }
+        if tool == "refund_payment":
+            return _("Refund of %(amount)s") % facts
+    except (KeyError, TypeError):
+        pass
+    return _("A request to the staff")
+
+
+def requests(turn: Turn) -> Reply | None:
+    """How her requests to staff stand, each named by what it is about."""
+    result = turn.result("list_my_requests")
+    if result is None:
+        return turn.call("requests", "list_my_requests", {})
+    if result.get("status") == "no_results":
+        return Reply(
+            _(
+                "You have no request waiting for the staff or decided in the last 7 days."
+            )
+        )
+    if result.get("status") != "ok":
+        return Reply(read_failed(result))
+    lines = []
+    for request in result["requests"]:
+        line = f"- {_about(request)}: {_state(request.get('state', ''))}"
+        if request.get("reason"):
+            line += f" («{request['reason']}»)"
+        lines.append(line)
+    return Reply(_("Your requests:") + "\n" + "\n".join(lines))
+
+
+def membership(turn: Turn) -> Reply | None:
+    """Her membership: its plan, state and end, and its freezes."""
+    result = turn.result("get_membership")
+    if result is None:
+        return turn.call("membership", "get_membership", {})
+    if result.get("status") != "ok":
         if result.get("status") == "no_results":
-            return self._t(
-                "No encuentro pagos con tarjeta tuyos.",
-                "I find no card payments of yours.",
-            ), []
-        if result.get("status") != "ok":
-            return self._failure(result), []
-        payments = sorted(result["payments"], key=lambda p: p["date"], reverse=True)
-        lines = []
-        for p in payments[:PAYMENTS_SHOWN]:
-            line = (
-                f"- {p['description'] or p['payment_id']} ({p['date']}): "
-                f"{self._n(p['amount'])} {p['currency']}"
-            )
-            if p["refunded"]:
-                refunded = f"{self._n(p['refunded'])} {p['currency']}"
-                line += self._t(f", devueltos {refunded}", f", {refunded} refunded")
-            lines.append(line)
-        more = len(payments) - PAYMENTS_SHOWN
-        if more > 0:
-            lines.append(self._t(f"Y {more} anteriores.", f"And {more} older ones."))
-        return self._t(
-            "Tus pagos con tarjeta:", "Your card payments:"
-        ) + "\n" + "\n".join(lines), []
-
-    def _which_payment(self, payments: list[dict[str, Any]]) -> str:
-        """Several payments could be meant: which one, and how to say it."""
-        listed = ", ".join(
-            f"{p['description'] or p['payment_id']} ({p['date']}, "
-            f"{self._n(p['refundable'])} {p['currency']})"
-            for p in payments[:5]
+            return Reply(_("You have no membership at this gym."))
+        return Reply(read_failed(result))
+    held = result["membership"]
+    said = {
+        "active": _("Your membership «%(plan)s» is active and ends on %(ends)s."),
+        "frozen": _("Your membership «%(plan)s» is frozen and ends on %(ends)s."),
+    }.get(held["status"], _("Your membership «%(plan)s» ends on %(ends)s."))
+    text = said % {
+        "plan": held["plan"],
+        "ends": held["ends_on"],
+    }
+    for freeze in held.get("freezes") or []:
+        text += " " + _("Frozen from %(start)s to %(end)s.") % freeze
+    for freeze in held.get("freezes_waiting_for_approval") or []:
+        text += (
+            " "
+            + _("A freeze from %(start)s to %(end)s waits for the staff's approval.")
+            % freeze
         )
-        named = next((p["description"] for p in payments if p["description"]), "")
-        example = fold(named).split()[0] if named else "ultimo"
-        return self._t(
-            f"Tienes varios pagos: {listed}. ¿Cuál quieres que te devuelva? Dímelo, "
-            f"por ejemplo: «devuélveme el pago de {example}».",
-            f"You have several payments: {listed}. Which one shall I ask to refund? "
-            f'Tell me, for example: "refund the {example} payment".',
-        )
-
-    def _leave(self, said: str, results: dict[str, Any], offered: set[str]) -> Any:
-        """Leaving the gym ("quiero darme de baja"): no tool ends a membership, so
-        it says so and how to reach a person, who can (never the membership's
-        state, as if that answered her)."""
-        if not has(said, *LEAVE) or (
-            # "Darme de baja de la clase de yoga" is a booking to cancel.
-            has(said, "clase", "class", "reserva", "booking") or kind_named(said)
-        ):
-            return None
-        person = self._t(
-            " Si quieres, dime «quiero hablar con una persona» y se lo paso al equipo.",
-            ' If you like, say "I want to talk to a person" and I will pass it to '
-            "the staff.",
-        )
-        return self._t(
-            "No puedo dar de baja la cuota desde aquí.",
-            "I cannot end your membership from here.",
-        ) + (person if "handoff_to_staff" in offered else self._a_person(offered)), []
-
-    def _person(
-        self, said: str, results: dict[str, Any], offered: set[str], message: str
-    ) -> Any:
-        """A person asked for; the reason staff read is the member's own words."""
-        if not has(
-            said,
-            "persona",
-            "humano",
-            "alguien del equipo",
-            "alguien del gimnasio",
-            "hablar con alguien",
-            "pasame con",
-            "pasarme con",
-            "pasar con alguien",
-            "hablar con un entrenador",
-            "hablar con el entrenador",
-            "hablar con el encargado",
-            "person",
-            "trainer",
-            "coach",
-            "manager",
-            "human",
-            "staff",
-            "someone",
-        ):
-            return None
-        if "handoff_to_staff" not in offered:
-            return self._reach_the_gym(), []
-        if "handoff_to_staff" not in results:
-            return self._call(
-                "handoff_to_staff",
-                {"reason": message.strip()[:200]},
-            )
-        result = results["handoff_to_staff"][-1]
-        if result.get("status") == "ok":
-            return self._t(
-                "He avisado al equipo; te responderán aquí.",
-                "I have told the staff; they will answer here.",
-            ), []
-        return self._failure(result), []
+    return Reply(text)
 
 
-#: Words that ask for money back ("devuélveme", "me podéis devolver…").
-ASKS_REFUND = ("devolu", "devolv", "devuelv", "reembols", "refund", "money back")
-#: Words of a refund request that name no payment.
-REFUND_WORDS = (
-    "devuel",
-    "devolu",
-    "devolv",
-    "reembols",
-    "refund",
-    "pago",
-    "payment",
-    "quiero",
-    "want",
-    "please",
-    "favor",
-    "dinero",
-    "money",
+def small_talk(turn: Turn) -> Reply | None:
+    """Thanks answered; anything else, what this conversation's tools allow."""
+    if said_any(turn.said, THANKS):
+        return Reply(_("You are welcome! Anything else?"))
+    topics = [_(topic) for tools, topic in TOPICS if tools & set(turn.offered)]
+    if not topics:
+        return Reply(_("Right now I cannot look anything up at the gym."))
+    listed = (
+        ", ".join(topics[:-1]) + _(" and ") + topics[-1] if topics[1:] else topics[0]
+    )
+    text = _("I can help you with %(topics)s.") % {"topics": listed}
+    if "handoff_to_staff" in turn.offered:
+        text += " " + _("I can also pass you to a member of staff.")
+    return Reply(text + " " + _("What do you need?"))
+
+
+RULES = (
+    Rule("person", person, applies=lambda s: said_any(s, PERSON)),
+    Rule("requests", requests, applies=lambda s: said_any(s, REQUESTS)),
+    Rule("membership", membership, applies=lambda s: said_any(s, MEMBERSHIP)),
 )
-
-
-def _payments_meant(said: str, payments: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The payments, newest first, that a (folded) refund request may mean: those
-    whose description has a word said ("la toalla"); else the newest for "the
-    last one"; else all of them (one payment is then the one meant)."""
-    words = [
-        w
-        for w in re.findall(r"[a-z]+", said)
-        if len(w) > 3 and not has(w, *REFUND_WORDS)
-    ]
-    named = [
-        p for p in payments if any(w in fold(p["description"]).split() for w in words)
-    ]
-    if named:
-        return named
-    if has(said, "ultim", "last", "latest", "reciente", "most recent"):
-        return payments[:1]
-    return payments
+LAST = Rule("small_talk", small_talk, applies=lambda s: True)
