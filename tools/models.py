@@ -219,20 +219,17 @@ class ToolCallLog(models.Model):
         verbose_name = _("tool call")
         verbose_name_plural = _("tool calls")
         ordering = ["created_at"]
-        # Every index costs each call's insert: only the lookups the harness and the
-        # pages make (an action's earlier calls, a conversation's log, a gym's log),
-        # and a partial one that only running writes enter.
+        # Every index costs each call's insert: only the lookups the harness and
+        # the pages make, partial where only some rows need it.
         indexes = [
             models.Index(fields=["action_key", "created_at"]),
             models.Index(fields=["conversation_key", "created_at"]),
-            # A gym's log, and the Panel's figures of a period: on PostgreSQL it
-            # also holds the columns the Panel groups by (migration 0009), so
-            # those figures are read from the index alone.
+            # A gym's log and the Panel's period; on PostgreSQL it also holds
+            # what the Panel groups by (migration 0009): an index-only read.
             models.Index(
                 fields=["business", "created_at"], name="toolcalllog_business"
             ),
-            # The sweep's look for writes left running: a few rows, whatever the
-            # size of the log.
+            # The sweep's look for writes left running: a few rows, whatever the size.
             models.Index(
                 fields=["created_at"],
                 condition=models.Q(status="executing"),

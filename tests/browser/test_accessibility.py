@@ -151,6 +151,12 @@ def test_a_new_request_is_announced_once(app, browser):
     page.close()
 
 
+#: A request approved, then running or done: the worker may take it at once.
+DECIDED_YES = (
+    "tr:is([data-status=approved], [data-status=executing], [data-status=succeeded])"
+)
+
+
 def test_a_decision_that_lost_the_race_says_so_in_its_row(app, browser):
     """Two people have the same request open; the owner approves it first. The
     staff member's Reject then shows, in that row at once, who decided and that
@@ -167,10 +173,10 @@ def test_a_decision_that_lost_the_race_says_so_in_its_row(app, browser):
     owner.locator("tr[data-status=pending]", has_text="3 al 9 de junio").locator(
         "button.approve"
     ).click()
-    owner.locator("tr[data-status=approved]").first.wait_for()
+    owner.locator(DECIDED_YES).first.wait_for()
     mine.locator("button.reject").click()
 
-    row = staff.locator("tr[data-status=approved]", has_text="3 al 9 de junio")
+    row = staff.locator(DECIDED_YES, has_text="3 al 9 de junio")
     expect(row.locator(".lost")).to_have_text(
         "demo-owner ha decidido antes; tu decisión no se ha aplicado."
     )
