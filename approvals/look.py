@@ -6,17 +6,16 @@ light and dark themes, its ``<main>``); this is the context that template reads.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from django.contrib import admin
 from django.http import HttpRequest
+
+from gymnasia.admin_site import GymnasiaAdminSite
 
 
 def admin_look(request: HttpRequest) -> dict[str, Any]:
     """The admin's context of every page (the site's name, the user's links and
     theme switch, how many requests wait), without its side bar of apps, which
     would crowd a phone and is not the inbox's."""
-    site = admin.site
-    if hasattr(site, "page_context"):  # Gymnasia's own admin site
-        return site.page_context(request)
-    return {**site.each_context(request), "is_nav_sidebar_enabled": False}
+    return cast(GymnasiaAdminSite, admin.site).page_context(request)
