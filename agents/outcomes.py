@@ -24,7 +24,8 @@ from agents.conversations import message_add
 from agents.models import Conversation, Message
 from agents.turn import turn_continue
 from agents.verdict import NOT_CONFIRMED, SENTENCES
-from tools.naming import arguments_changed, request_about
+from tools.naming import arguments_changed
+from tools.sentences import request_sentence
 from tools.types import ERROR_STATUSES, ToolCall, ToolResult
 
 EXECUTED = ("succeeded", "failed", "unknown")
@@ -44,23 +45,23 @@ def _conversation(key: str) -> Conversation | None:
     )
 
 
-def _title_about(
-    conversation: Conversation, title: object, arguments: dict[str, Any]
+def _request_said(
+    conversation: Conversation, tool_name: str, arguments: dict[str, Any]
 ) -> str:
-    """A request as the member reads it, in the active language: its title and
-    what it is about ("Book a class: Class: Spinning, … (Marta)")."""
-    about = request_about(
+    """A request as the member reads it, in the active language: one sentence
+    ("Book Spinning on Tuesday 8 December, 19:00, with Marta Gil")."""
+    return request_sentence(
         business=conversation.business,
         member=conversation.member,
+        tool_name=tool_name,
         arguments=arguments,
     )
-    return f"{title}: {about}" if about else str(title)
 
 
 def _fixed_notice(
     conversation: Conversation,
     status: str,
-    title: object,
+    tool_name: str,
     arguments: dict[str, Any],
     reason: str,
     changes: dict[str, Any] | None,
@@ -68,7 +69,7 @@ def _fixed_notice(
     if status == INTERRUPTED:  # R10's own words, as a reply would have begun
         return SENTENCES.get(conversation.language, SENTENCES["en"])[NOT_CONFIRMED]
     with override(conversation.language):
-        title = _title_about(conversation, title, arguments)
+        title = _request_said(conversation, tool_name, arguments)
         if status == "rejected":
             text = gettext(
                 "The gym's staff did not approve your request (%(title)s)."
@@ -100,7 +101,6 @@ def conversation_outcome_post(
     conversation_key: str,
     action_id: str,
     tool_name: str,
-    title: object,
     arguments: dict[str, Any],
     status: str,
     payload: dict[str, Any] | None = None,
@@ -113,7 +113,9 @@ def conversation_outcome_post(
     if conversation is None:
         return None
     if status not in EXECUTED:
-        text = _fixed_notice(conversation, status, title, arguments, reason, changes)
+        text = _fixed_notice(
+            conversation, status, tool_name, arguments, reason, changes
+        )
         return message_add(
             conversation=conversation, role=Message.Role.NOTICE, text=text
         )
@@ -129,7 +131,7 @@ def conversation_outcome_post(
     )
     with override(conversation.language):
         unanswered = gettext("The staff reviewed your request (%(title)s).") % {
-            "title": _title_about(conversation, title, arguments)
+            "title": _request_said(conversation, tool_name, arguments)
         }
     told = async_to_sync(turn_continue)(
         conversation,
