@@ -38,10 +38,27 @@ def _conversation(key: str) -> Conversation | None:
         uuid.UUID(key)
     except ValueError:
         return None
-    return (
+    conversation = (
         Conversation.objects.select_related("agent__business", "business", "member")
         .filter(pk=key)
         .first()
+    )
+    if conversation is not None:
+        # What follows (a fixed notice, or the continued turn and its R10
+        # sentence) is written in the member's language as it stands now.
+        conversation.language = notice_language(conversation)
+    return conversation
+
+
+def notice_language(conversation: Conversation) -> str:
+    """The language a later notice of a conversation is written in: the member
+    record's (it may have been set since the conversation began), else the
+    conversation's, else the agent's."""
+    member = conversation.member
+    return (
+        (member.language if member else "")
+        or conversation.language
+        or conversation.agent.language
     )
 
 
