@@ -57,12 +57,12 @@ from gymnasia.text import choice_labels
 from tools.models import Handoff, ToolCallLog
 from tools.presentation import (
     TOOL_TITLES,
-    arguments_described,
     call_outcome_described,
     call_steps_described,
     handoff_described,
     tool_title,
 )
+from tools.sentences import request_sentence
 from tools.services import NOTE_MAX
 
 INBOX_REFRESH_SECONDS = 5
@@ -275,6 +275,20 @@ def approve_selected(request: HtmxHttpRequest) -> HttpResponse:
     return redirect("approvals:inbox")
 
 
+def _case_said(handoff: Handoff) -> str:
+    """What a write's case tried, as a request reads (``tools.sentences``); a
+    member asking for a person, nothing more than the case says."""
+    tool = str(handoff.tried.get("tool") or "")
+    if not tool:
+        return ""
+    return request_sentence(
+        business=handoff.business,
+        member=handoff.member,
+        tool_name=tool,
+        arguments=handoff.tried.get("arguments") or {},
+    )
+
+
 @signed_in
 @require_GET
 def handoffs(request: HtmxHttpRequest) -> HttpResponse:
@@ -296,7 +310,7 @@ def handoffs(request: HtmxHttpRequest) -> HttpResponse:
                 "described": handoff_described(h),
                 "excerpt": excerpts[_turn_of(h)],
                 "step": _turn_of(h)[1],
-                "arguments": arguments_described(h.tried.get("arguments") or {}),
+                "said": _case_said(h),
                 # A member who asked for a person is answered, not told "done".
                 "asked": h.tool_call_id is None,
             }

@@ -202,15 +202,6 @@ def argument_value_described(name: str, value: Any) -> Any:
     return value
 
 
-def arguments_described(arguments: Mapping[str, Any]) -> list[tuple[str, str, Any]]:
-    """A call's arguments for staff: (label in words, argument name, value in
-    words)."""
-    return [
-        (argument_label(key), key, argument_value_described(key, value))
-        for key, value in arguments.items()
-    ]
-
-
 def call_step_described(step: Mapping[str, Any]) -> str:
     """One step of a call's verification log, in words."""
     name = step.get("step")
