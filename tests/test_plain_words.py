@@ -135,7 +135,11 @@ def status_codes_shown(html: str, language: str) -> list[str]:
     "ok" only alone in a cell or quoted as JSON writes it. In English, where
     "failed", "verified", "duplicate" and "unavailable" are words people read,
     only as no sentence writes them: with an underscore, or quoted."""
-    text = visible_text(html, code=True)
+    return status_codes_in(visible_text(html, code=True), language)
+
+
+def status_codes_in(text: str, language: str) -> list[str]:
+    """DESIGN's status codes in ``text`` (see ``status_codes_shown``)."""
     found = []
     for code in STATUS_CODES:
         quoted = f'"{code}"' in text
