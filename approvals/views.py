@@ -62,7 +62,7 @@ from tools.presentation import (
     handoff_described,
     tool_title,
 )
-from tools.sentences import request_sentence
+from tools.sentences import case_tried_sentence
 from tools.services import NOTE_MAX
 
 INBOX_REFRESH_SECONDS = 5
@@ -275,20 +275,6 @@ def approve_selected(request: HtmxHttpRequest) -> HttpResponse:
     return redirect("approvals:inbox")
 
 
-def _case_said(handoff: Handoff) -> str:
-    """What a write's case tried, as a request reads (``tools.sentences``); a
-    member asking for a person, nothing more than the case says."""
-    tool = str(handoff.tried.get("tool") or "")
-    if not tool:
-        return ""
-    return request_sentence(
-        business=handoff.business,
-        member=handoff.member,
-        tool_name=tool,
-        arguments=handoff.tried.get("arguments") or {},
-    )
-
-
 @signed_in
 @require_GET
 def handoffs(request: HtmxHttpRequest) -> HttpResponse:
@@ -310,7 +296,7 @@ def handoffs(request: HtmxHttpRequest) -> HttpResponse:
                 "described": handoff_described(h),
                 "excerpt": excerpts[_turn_of(h)],
                 "step": _turn_of(h)[1],
-                "said": _case_said(h),
+                "said": case_tried_sentence(h),
                 # A member who asked for a person is answered, not told "done".
                 "asked": h.tool_call_id is None,
             }

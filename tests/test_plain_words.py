@@ -363,3 +363,17 @@ def test_admin_messages_read_right_for_a_feminine_name(client):
     assert "Se han guardado los cambios de «" in text
     assert "(integración)" in text
     assert "El integración" not in text
+
+
+def test_a_cases_page_says_what_was_asked_as_a_sentence(client, gym_day):
+    agent, _ = gym_day
+    owner = StaffRole.objects.get(business=agent.business, role="owner").user
+    client.force_login(owner)
+    handoff = Handoff.objects.get(tried__tool="book_class")
+
+    page = client.get(
+        f"/admin/tools/handoff/{handoff.pk}/change/",
+        headers={"Accept-Language": "es"},
+    ).content.decode()
+
+    assert re.search(r"Reservar Spinning el \w+ \d+ de \w+.*, 19:00, con ", page)

@@ -25,6 +25,7 @@ from tools.admin_calls import ToolCallLogAdmin
 from tools.integrations.stripe import DEFAULT_TIMEOUT_SECONDS
 from tools.models import Handoff, Integration, ToolCallLog
 from tools.presentation import handoff_described
+from tools.sentences import case_tried_sentence
 from tools.services import (
     integration_credentials_set,
     integration_health_check,
@@ -185,6 +186,7 @@ HANDOFF_FIELDS: tuple[str, ...] = (
     "conversation_key",
     "case",
     "what_is_known",
+    "tried_in_words",
     "cause",
     "tool_call",
     "tried_recorded",
@@ -213,6 +215,11 @@ class HandoffAdmin(ReadOnlyScopedAdmin):
     @admin.display(description=_("what is known"))
     def what_is_known(self, obj: Handoff) -> str:
         return handoff_described(obj).known
+
+    @admin.display(description=_("what was asked"))
+    def tried_in_words(self, obj: Handoff) -> str:
+        """A write's case as its request reads (``tools.sentences``)."""
+        return case_tried_sentence(obj) or "—"
 
     @admin.display(description=_("what was tried"))
     def tried_recorded(self, obj: Handoff) -> SafeString | str:

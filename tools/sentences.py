@@ -22,6 +22,7 @@ from django.utils.translation import gettext_lazy
 
 from gymnasia.gyms.models import Business, Member
 from gymnasia.when import when_written
+from tools.models import Handoff
 from tools.naming import (
     Named,
     argument_named,
@@ -169,3 +170,17 @@ def request_sentence(
     title = tool_title(tool_name)
     about = request_about(business=business, member=member, arguments=arguments)
     return f"{title}: {about}" if about else title
+
+
+def case_tried_sentence(handoff: Handoff) -> str:
+    """What a write's case tried, as its request reads; "" for a case without a
+    write (a member asking for a person)."""
+    tool = str(handoff.tried.get("tool") or "")
+    if not tool:
+        return ""
+    return request_sentence(
+        business=handoff.business,
+        member=handoff.member,
+        tool_name=tool,
+        arguments=handoff.tried.get("arguments") or {},
+    )
