@@ -24,7 +24,8 @@ from agents.conversations import message_add
 from agents.models import Conversation, Message
 from agents.turn import turn_continue
 from agents.verdict import NOT_CONFIRMED, SENTENCES
-from tools.naming import arguments_changed, request_about
+from tools.naming import arguments_changed
+from tools.sentences import request_sentence
 from tools.types import ERROR_STATUSES, ToolCall, ToolResult
 
 EXECUTED = ("succeeded", "failed", "unknown")
@@ -37,30 +38,47 @@ def _conversation(key: str) -> Conversation | None:
         uuid.UUID(key)
     except ValueError:
         return None
-    return (
+    conversation = (
         Conversation.objects.select_related("agent__business", "business", "member")
         .filter(pk=key)
         .first()
     )
+    if conversation is not None:
+        # What follows (a fixed notice, or the continued turn and its R10
+        # sentence) is written in the member's language as it stands now.
+        conversation.language = notice_language(conversation)
+    return conversation
 
 
-def _title_about(
-    conversation: Conversation, title: object, arguments: dict[str, Any]
+def notice_language(conversation: Conversation) -> str:
+    """The language a later notice of a conversation is written in: the member
+    record's (it may have been set since the conversation began), else the
+    conversation's, else the agent's."""
+    member = conversation.member
+    return (
+        (member.language if member else "")
+        or conversation.language
+        or conversation.agent.language
+    )
+
+
+def _request_said(
+    conversation: Conversation, tool_name: str, arguments: dict[str, Any]
 ) -> str:
-    """A request as the member reads it, in the active language: its title and
-    what it is about ("Book a class: Class: Spinning, … (Marta)")."""
-    about = request_about(
+    """A request as the member reads it, in the active language: one sentence
+    ("Book Spinning on Tuesday 8 December, 19:00, with Marta Gil")."""
+    return request_sentence(
         business=conversation.business,
         member=conversation.member,
+        tool_name=tool_name,
         arguments=arguments,
     )
-    return f"{title}: {about}" if about else str(title)
 
 
 def _fixed_notice(
     conversation: Conversation,
     status: str,
-    title: object,
+    tool_name: str,
     arguments: dict[str, Any],
     reason: str,
     changes: dict[str, Any] | None,
@@ -68,7 +86,7 @@ def _fixed_notice(
     if status == INTERRUPTED:  # R10's own words, as a reply would have begun
         return SENTENCES.get(conversation.language, SENTENCES["en"])[NOT_CONFIRMED]
     with override(conversation.language):
-        title = _title_about(conversation, title, arguments)
+        title = _request_said(conversation, tool_name, arguments)
         if status == "rejected":
             text = gettext(
                 "The gym's staff did not approve your request (%(title)s)."
@@ -100,7 +118,6 @@ def conversation_outcome_post(
     conversation_key: str,
     action_id: str,
     tool_name: str,
-    title: object,
     arguments: dict[str, Any],
     status: str,
     payload: dict[str, Any] | None = None,
@@ -113,7 +130,9 @@ def conversation_outcome_post(
     if conversation is None:
         return None
     if status not in EXECUTED:
-        text = _fixed_notice(conversation, status, title, arguments, reason, changes)
+        text = _fixed_notice(
+            conversation, status, tool_name, arguments, reason, changes
+        )
         return message_add(
             conversation=conversation, role=Message.Role.NOTICE, text=text
         )
@@ -129,7 +148,7 @@ def conversation_outcome_post(
     )
     with override(conversation.language):
         unanswered = gettext("The staff reviewed your request (%(title)s).") % {
-            "title": _title_about(conversation, title, arguments)
+            "title": _request_said(conversation, tool_name, arguments)
         }
     told = async_to_sync(turn_continue)(
         conversation,

@@ -14,7 +14,7 @@ from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 
 from approvals.models import Decision, Event, WebhookDelivery, WebhookEndpoint
-from approvals.presentation import decision_reason_described
+from approvals.presentation import decision_reason_described, request_described
 from approvals.webhooks import (
     SECRET_MIN_LENGTH,
     webhook_delivery_problem,
@@ -68,6 +68,7 @@ DECISION_FIELDS: tuple[str, ...] = (
     "decided_at",
     "kind",
     "request",
+    "request_said",
     "decided_by",
     "reason_in_words",
     "corrected_to",
@@ -90,6 +91,10 @@ class DecisionAdmin(ReadOnlyScopedAdmin):
     def request(self, obj: Decision) -> SafeString:
         url = reverse("admin:tools_toolcalllog_change", args=[obj.call_id])
         return format_html('<a href="{}">{}</a>', url, tool_title(obj.call.tool_name))
+
+    @admin.display(description=_("what was asked"))
+    def request_said(self, obj: Decision) -> str:
+        return request_described(obj.call)
 
     @admin.display(description=_("reason"))
     def reason_in_words(self, obj: Decision) -> str:

@@ -153,7 +153,7 @@ def _confirm_or_decide(
         "action": action,
         "call": call,
         "title": tool_title(call.tool_name),
-        "details": request_described(call),
+        "request": request_described(call),
         "member": call.member,
         "reason_max": REASON_MAX,
         "business": notice.role.business,

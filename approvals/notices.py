@@ -117,7 +117,7 @@ def _item(notice: StaffNotice) -> dict[str, Any]:
             "kind_label": notice.get_kind_display(),
             "title": tool_title(call.tool_name),
             "member": _named(call.member),
-            "details": request_described(call),
+            "details": [(request_described(call), "")],
             "expires_at": call.expires_at,
             "approve": base + decision_link(notice, "approve"),
             "reject": base + decision_link(notice, "reject"),

@@ -1,14 +1,14 @@
 """How the inbox reads for staff: decisions in plain words, not the codes
 recorded (tools are named by ``tools.presentation.tool_title``, what a request is
-about by ``tools.naming``)."""
+about by ``tools.sentences``)."""
 
 from __future__ import annotations
 
 from django.utils.translation import gettext
 
 from tools.models import Handoff, ToolCallLog
-from tools.naming import request_arguments_described
 from tools.presentation import tool_title
+from tools.sentences import request_sentence
 
 #: What a correction records as the decision's reason of the request it
 #: superseded: a code, not words for staff.
@@ -35,13 +35,13 @@ def case_named(handoff: Handoff) -> str:
     return tool_title(tool) if tool else handoff.get_cause_display()
 
 
-def request_described(call: ToolCallLog) -> list[tuple[str, str]]:
-    """A request's arguments as staff read them, in the active language and the
-    gym's time zone: each as (label, words), an id as what it names (the class's
-    name and time, the diary entry's food), a date as a date."""
-    return [
-        (each.label, each.words)
-        for each in request_arguments_described(
-            business=call.business, member=call.member, arguments=call.arguments or {}
-        )
-    ]
+def request_described(call: ToolCallLog) -> str:
+    """A request as staff read it, in the active language and at the gym's
+    clock: one sentence («Congelar la cuota del 3 al 9 de febrero de 2027»), an
+    id as what it names (the class's name and hour, the diary entry's food)."""
+    return request_sentence(
+        business=call.business,
+        member=call.member,
+        tool_name=call.tool_name,
+        arguments=call.arguments or {},
+    )

@@ -162,7 +162,12 @@ def handoffs_for_staff(
     qs = Handoff.objects.filter(business_id__in=_businesses(user))
     if status:
         qs = qs.filter(status=status)
-    return _page(qs.select_related("member", "tool_call"), "created_at", cursor, limit)
+    return _page(
+        qs.select_related("business", "member", "tool_call"),
+        "created_at",
+        cursor,
+        limit,
+    )
 
 
 def user_is_gym_staff(user: AbstractBaseUser | AnonymousUser) -> bool:

@@ -49,7 +49,6 @@ from tools.calls import (
 )
 from tools.dispatcher import correction_checked, dispatch_approved
 from tools.models import Handoff, ToolCallLog
-from tools.presentation import TOOL_TITLES
 from tools.services import handoff_resolve
 from tools.types import PENDING_APPROVAL
 
@@ -88,7 +87,6 @@ def _tell_member(
         conversation_key=call.conversation_key,
         action_id=str(call.pk),
         tool_name=call.tool_name,
-        title=TOOL_TITLES.get(call.tool_name, call.tool_name),
         arguments=dict(call.arguments or {}),
         status=state,
         payload=payload,

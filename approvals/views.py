@@ -30,7 +30,12 @@ from agents.models import Message
 from approvals.forms import CorrectionForm
 from approvals.look import admin_look
 from approvals.models import Decision
-from approvals.presentation import case_named, decision_reason_described, member_named
+from approvals.presentation import (
+    case_named,
+    decision_reason_described,
+    member_named,
+    request_described,
+)
 from approvals.selectors import (
     State,
     handoffs_for_staff,
@@ -50,15 +55,14 @@ from approvals.services import (
 from gymnasia.errors import Conflict, InvalidValue, NotFound
 from gymnasia.text import choice_labels
 from tools.models import Handoff, ToolCallLog
-from tools.naming import request_arguments_described
 from tools.presentation import (
     TOOL_TITLES,
-    arguments_described,
     call_outcome_described,
     call_steps_described,
     handoff_described,
     tool_title,
 )
+from tools.sentences import case_tried_sentence
 from tools.services import NOTE_MAX
 
 INBOX_REFRESH_SECONDS = 5
@@ -140,23 +144,11 @@ def _rows(calls: list[ToolCallLog]) -> list[dict[str, Any]]:
                 )
                 if ran
                 else None,
-                "fields": _argument_fields(call),
+                "said": request_described(call),
                 "form": CorrectionForm(call) if state == State.PENDING else None,
             }
         )
     return rows
-
-
-def _argument_fields(action: ToolCallLog) -> list[dict[str, Any]]:
-    """A request's arguments in words: an id as what it names (``tools.naming``)."""
-    return [
-        {"label": each.label, "name": each.name, "shown": each.words}
-        for each in request_arguments_described(
-            business=action.business,
-            member=action.member,
-            arguments=action.arguments or {},
-        )
-    ]
 
 
 @signed_in
@@ -304,7 +296,7 @@ def handoffs(request: HtmxHttpRequest) -> HttpResponse:
                 "described": handoff_described(h),
                 "excerpt": excerpts[_turn_of(h)],
                 "step": _turn_of(h)[1],
-                "arguments": arguments_described(h.tried.get("arguments") or {}),
+                "said": case_tried_sentence(h),
                 # A member who asked for a person is answered, not told "done".
                 "asked": h.tool_call_id is None,
             }

@@ -1,12 +1,16 @@
 """Where people read, they read words: no status code of a call, a request or a
 check, and no tool named only by its function name, on the staff inbox and on the
-admin's lists and pages of requests (decisions), calls, cases and conversations.
+admin's lists and pages of requests (decisions), calls, cases and conversations,
+in Spanish and in English, as an owner and as staff.
 
-The pages are read as their text (what a reader sees: no attribute, no script),
-leaving out what is set apart as code (``<code>``, ``<pre>``): the machine's
-record an owner may need, such as a tool's name after its title or the result
-the model received. A tool's name may also follow its title in brackets, as in
-the choices of a tool's setting.
+The pages are read as their text (what a reader sees: no attribute, no script).
+DESIGN's status codes of a result (``pending_approval``, ``not_applied``…) are
+looked for in all of it, what is set apart as code included: the exact result
+the model received is a call's download, not its page. The other codes and the
+tools' names are looked for outside what is set apart as code (``<code>``,
+``<pre>``): a tool's name after its title, or the arguments as the model proposed
+them, are the machine's record an owner may need. A tool's name may also follow
+its title in brackets, as in the choices of a tool's setting.
 """
 
 from __future__ import annotations
@@ -35,7 +39,7 @@ from approvals.services import (
 )
 from gymnasia.gyms.models import Member, StaffRole
 from gymnasia.gyms.selectors import business_today
-from tools.models import Handoff, Integration, ToolCallLog
+from tools.models import AgentToolSetting, Handoff, Integration, ToolCallLog
 from tools.presentation import (
     EVENT_LABELS,
     STATUS_LABELS,
@@ -56,24 +60,44 @@ CODES = sorted(
 OK_ALONE = re.compile(r"(?:^|\n)\s*ok\s*(?:$|\n)")
 
 
+#: DESIGN's status codes of a tool's result and of a write's verification.
+STATUS_CODES = (
+    "ok",
+    "no_results",
+    "not_found",
+    "invalid_arguments",
+    "unknown_tool",
+    "unavailable",
+    "failed",
+    "unknown_outcome",
+    "duplicate",
+    "pending_approval",
+    "verified",
+    "not_applied",
+    "unverifiable",
+)
+
+
 class VisibleText(HTMLParser):
-    """The text a reader sees, outside what is set apart as code."""
+    """The text a reader sees, outside what is set apart as code (with
+    ``code``: all of it)."""
 
     HIDDEN = {"code", "pre", "script", "style", "template"}
 
-    def __init__(self) -> None:
+    def __init__(self, *, code: bool = False) -> None:
         super().__init__()
+        self.hidden = self.HIDDEN - {"code", "pre"} if code else self.HIDDEN
         self.depth = 0
         self.parts: list[str] = []
 
     def handle_starttag(self, tag: str, attrs: list) -> None:
-        if tag in self.HIDDEN:
+        if tag in self.hidden:
             self.depth += 1
         elif tag in {"td", "th", "li", "p", "div", "option", "br", "tr", "dd"}:
             self.parts.append("\n")
 
     def handle_endtag(self, tag: str) -> None:
-        if tag in self.HIDDEN and self.depth:
+        if tag in self.hidden and self.depth:
             self.depth -= 1
 
     def handle_data(self, data: str) -> None:
@@ -81,10 +105,20 @@ class VisibleText(HTMLParser):
             self.parts.append(data)
 
 
-def visible_text(html: str) -> str:
-    parser = VisibleText()
+def visible_text(html: str, *, code: bool = False) -> str:
+    parser = VisibleText(code=code)
     parser.feed(html)
     return "".join(parser.parts)
+
+
+def bare_tool_names(text: str) -> list[str]:
+    """The tools ``text`` names by their function names alone."""
+    found = []
+    for tool in published_registry():
+        text = text.replace(f"{tool_title(tool.name)} ({tool.name})", "")
+        if re.search(rf"\b{tool.name}\b", text):
+            found.append(tool.name)
+    return found
 
 
 def raw_words(text: str) -> list[str]:
@@ -92,11 +126,50 @@ def raw_words(text: str) -> list[str]:
     found = [code for code in CODES if re.search(rf"\b{re.escape(code)}\b", text)]
     if OK_ALONE.search(text):
         found.append("ok")
-    for tool in published_registry():
-        text = text.replace(f"{tool_title(tool.name)} ({tool.name})", "")
-        if re.search(rf"\b{tool.name}\b", text):
-            found.append(tool.name)
+    return found + bare_tool_names(text)
+
+
+def status_codes_shown(html: str, language: str) -> list[str]:
+    """DESIGN's status codes anywhere in the text of a page, what is set apart as
+    code included: each as a word of its own ("failed" in "unfailed" is not),
+    "ok" only alone in a cell or quoted as JSON writes it. In English, where
+    "failed", "verified", "duplicate" and "unavailable" are words people read,
+    only as no sentence writes them: with an underscore, or quoted."""
+    return status_codes_in(visible_text(html, code=True), language)
+
+
+def status_codes_in(text: str, language: str) -> list[str]:
+    """DESIGN's status codes in ``text`` (see ``status_codes_shown``)."""
+    found = []
+    for code in STATUS_CODES:
+        quoted = f'"{code}"' in text
+        if code == "ok":
+            shown = quoted or bool(OK_ALONE.search(text))
+        elif language == "en" and "_" not in code:
+            shown = quoted
+        else:
+            shown = bool(re.search(rf"\b{code}\b", text))
+        if shown:
+            found.append(code)
     return found
+
+
+def test_the_status_scan_reads_code_too_and_english_words_as_words():
+    page = (
+        "<p>Reservar una clase <code>book_class</code></p>"
+        '<pre><code>{"status": "pending_approval", "verification": "not_applied"}'
+        "</code></pre><p>La llamada falló (failed)</p>"
+    )
+    english = '<p>Looked again: verified. It failed.</p><pre>{"status": "ok"}</pre>'
+
+    assert status_codes_shown(page, "es") == [
+        "failed",
+        "pending_approval",
+        "not_applied",
+    ]
+    assert status_codes_shown(english, "en") == ["ok"]
+    assert status_codes_shown("<p>Looked again: verified.</p>", "en") == []
+    assert status_codes_shown("<p>verified</p>", "es") == ["verified"]
 
 
 def test_the_scan_finds_codes_and_bare_tool_names():
@@ -129,7 +202,8 @@ def _weekday_to_come(business) -> datetime.date:
 def gym_day():
     """The demo gym after a day of work: a read, a booking, a refusal, a person
     asked for, and four requests (one asked for twice): one rejected, one
-    corrected (its correction waits), one approved and done, one expired."""
+    corrected (its correction waits), one approved and done, one expired; then,
+    with booking behind approval, a booking that waits for staff."""
     call_command("seed_demo", stdout=StringIO())
     agent = Agent.objects.get()
     member = Member.objects.get(external_id="socio-1001")
@@ -174,6 +248,11 @@ def gym_day():
         tried={"tool": "book_class", "arguments": booked.arguments},
         tool_call=booked,
     )
+    AgentToolSetting.objects.filter(agent=agent, tool_name="book_class").update(
+        mode=AgentToolSetting.Mode.APPROVAL
+    )
+    async_to_sync(turn_run)(conversation, f"Reserva spinning el {day} a las 07:30")
+    assert ToolCallLog.objects.get(tool_name="book_class", status="pending_approval")
     statuses = set(ToolCallLog.objects.values_list("status", flat=True))
     assert {"ok", "duplicate", "invalid_arguments", "pending_approval"} <= statuses
     assert {"rejected", "superseded", "expired"} <= statuses
@@ -201,8 +280,15 @@ def _ids(model) -> list:
     return list(model.objects.values_list("pk", flat=True))
 
 
+@pytest.mark.parametrize("language", ["es", "en"])
 @pytest.mark.parametrize("role", ["owner", "staff"])
-def test_requests_calls_and_conversations_read_in_words(client, gym_day, role):
+def test_requests_calls_and_conversations_read_in_words(
+    client, gym_day, role, language
+):
+    """Every list and page of calls, requests, conversations and cases, and the
+    inbox: no status code anywhere in their text, no tool by its name alone; in
+    Spanish, no other code either (in English "rejected" or "expired" are the
+    words themselves)."""
     agent, conversation = gym_day
     user = StaffRole.objects.get(business=agent.business, role=role).user
     client.force_login(user)
@@ -212,12 +298,17 @@ def test_requests_calls_and_conversations_read_in_words(client, gym_day, role):
 
     found = {}
     for url in pages:
-        response = client.get(url, headers={"Accept-Language": "es"})
+        response = client.get(url, headers={"Accept-Language": language})
         assert response.status_code == 200, url
-        words = raw_words(visible_text(response.content.decode()))
+        assert response["Content-Language"] == language
+        html = response.content.decode()
+        text = visible_text(html)
+        words = status_codes_shown(html, language)
+        words += raw_words(text) if language == "es" else bare_tool_names(text)
         if words:
             found[url] = words
 
+    assert len(pages) > 20
     assert found == {}
 
 
@@ -233,8 +324,8 @@ def test_the_decision_page_says_what_a_correction_changed(client, gym_day):
     ).content.decode()
 
     assert "corregida en una nueva solicitud" in page
-    assert re.search(r"fin: 10 de \w+ de \d{4} → 8 de \w+ de \d{4}", page)
-    assert "Congelar la cuota" in page
+    assert re.search(r"fin: 10 de (\w+)(?: de \d{4})? → 8 de \1", page)
+    assert re.search(r"Congelar la cuota del 1 al 10 de \w+", page)
 
 
 def test_a_calls_page_in_english_names_the_tool_and_its_outcome(client, gym_day):
@@ -272,3 +363,17 @@ def test_admin_messages_read_right_for_a_feminine_name(client):
     assert "Se han guardado los cambios de «" in text
     assert "(integración)" in text
     assert "El integración" not in text
+
+
+def test_a_cases_page_says_what_was_asked_as_a_sentence(client, gym_day):
+    agent, _ = gym_day
+    owner = StaffRole.objects.get(business=agent.business, role="owner").user
+    client.force_login(owner)
+    handoff = Handoff.objects.get(tried__tool="book_class")
+
+    page = client.get(
+        f"/admin/tools/handoff/{handoff.pk}/change/",
+        headers={"Accept-Language": "es"},
+    ).content.decode()
+
+    assert re.search(r"Reservar Spinning el \w+ \d+ de \w+.*, 19:00, con ", page)

@@ -1,4 +1,5 @@
-"""Admin pages of integrations, the verification log and handoffs."""
+"""Admin pages of integrations, the verification log (``tools.admin_calls``)
+and handoffs."""
 
 from __future__ import annotations
 
@@ -20,23 +21,11 @@ from gymnasia.gyms.admin import (
     ReadOnlyScopedAdmin,
     SameBusinessForm,
 )
-from tools.admin_filters import (
-    CallStatusFilter,
-    OutcomeFilter,
-    ToolFilter,
-    VerificationFilter,
-)
+from tools.admin_calls import ToolCallLogAdmin
 from tools.integrations.stripe import DEFAULT_TIMEOUT_SECONDS
-from tools.models import Handoff, Integration, ToolCallEvent, ToolCallLog
-from tools.naming import request_arguments_described
-from tools.presentation import (
-    call_event_label,
-    call_status_label,
-    call_steps_described,
-    handoff_described,
-    tool_title,
-    verification_label,
-)
+from tools.models import Handoff, Integration, ToolCallLog
+from tools.presentation import handoff_described
+from tools.sentences import case_tried_sentence
 from tools.services import (
     integration_credentials_set,
     integration_health_check,
@@ -185,114 +174,7 @@ def _code(value: Any) -> SafeString:
     return format_html("<pre><code>{}</code></pre>", value)
 
 
-class ToolCallEventInline(admin.TabularInline):
-    """The call's trail after it was proposed (a request's decision, its
-    execution, a lease that passed), as it happened; nobody edits it."""
-
-    model = ToolCallEvent
-    fields = ("created_at", "happened", "actor", "details")
-    readonly_fields = fields
-    extra = 0
-    can_delete = False
-
-    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    @admin.display(description=_("event"))
-    def happened(self, obj: ToolCallEvent) -> str:
-        return call_event_label(obj.kind)
-
-    @admin.display(description=_("parameters"))
-    def details(self, obj: ToolCallEvent) -> SafeString | str:
-        if not obj.parameters:
-            return "—"
-        return _code(json.dumps(obj.parameters, ensure_ascii=False, sort_keys=True))
-
-
-#: A call's page, in the order an owner reads it: what, how it ended, why.
-CALL_FIELDS: tuple[str, ...] = (
-    "created_at",
-    "business",
-    "member",
-    "conversation_key",
-    "tool",
-    "status_in_words",
-    "verification_in_words",
-    "arguments_in_words",
-    "steps_in_words",
-    "result_recorded",
-    "proposed",
-    "offered",
-    "valid",
-    "gated",
-    "duplicate_of",
-    "attempts",
-    "duration_ms",
-    "expires_at",
-    "max_amount",
-    "finished_at",
-    "provider_call_id",
-)
-
-
-@admin.register(ToolCallLog)
-class ToolCallLogAdmin(ReadOnlyScopedAdmin):
-    """The verification log: each call in words, with the machine's record of
-    it (its arguments and result as the model saw them) set apart as code."""
-
-    list_display = [
-        "created_at",
-        "tool",
-        "status_in_words",
-        "verification_in_words",
-        "member",
-        "conversation_key",
-    ]
-    list_filter = [CallStatusFilter, OutcomeFilter, VerificationFilter, ToolFilter]
-    list_select_related = ["member"]
-    search_fields = ["conversation_key", "tool_name", "provider_call_id"]
-    date_hierarchy = "created_at"
-    ordering = ["-created_at"]  # a log is read from its latest entries
-    fields = CALL_FIELDS
-    readonly_fields = CALL_FIELDS
-    inlines = [ToolCallEventInline]
-
-    @admin.display(description=_("tool"), ordering="tool_name")
-    def tool(self, obj: ToolCallLog) -> SafeString:
-        title = tool_title(obj.tool_name)
-        if title == obj.tool_name:
-            return format_html("<code>{}</code>", obj.tool_name)
-        return format_html("{} <code>{}</code>", title, obj.tool_name)
-
-    @admin.display(description=_("status"), ordering="status")
-    def status_in_words(self, obj: ToolCallLog) -> str:
-        return call_status_label(obj.status)
-
-    @admin.display(description=_("verification"), ordering="verification")
-    def verification_in_words(self, obj: ToolCallLog) -> str:
-        return verification_label(obj.verification) if obj.verification else "—"
-
-    @admin.display(description=_("arguments"))
-    def arguments_in_words(self, obj: ToolCallLog) -> str:
-        described = request_arguments_described(
-            business=obj.business, member=obj.member, arguments=obj.arguments or {}
-        )
-        return "; ".join(f"{each.label}: {each.words}" for each in described)
-
-    @admin.display(description=_("steps, in words"))
-    def steps_in_words(self, obj: ToolCallLog) -> str:
-        return " → ".join(call_steps_described(obj.steps, times=True))
-
-    @admin.display(description=_("result, as the model received it"))
-    def result_recorded(self, obj: ToolCallLog) -> SafeString:
-        return _code(json.dumps(obj.result, ensure_ascii=False, indent=2))
-
-    @admin.display(description=_("arguments as proposed"))
-    def proposed(self, obj: ToolCallLog) -> SafeString | str:
-        return _code(obj.arguments_raw) if obj.arguments_raw else "—"
+admin.register(ToolCallLog)(ToolCallLogAdmin)
 
 
 #: A case's page: what it is about and what is known, in words; what was tried
@@ -304,6 +186,7 @@ HANDOFF_FIELDS: tuple[str, ...] = (
     "conversation_key",
     "case",
     "what_is_known",
+    "tried_in_words",
     "cause",
     "tool_call",
     "tried_recorded",
@@ -332,6 +215,11 @@ class HandoffAdmin(ReadOnlyScopedAdmin):
     @admin.display(description=_("what is known"))
     def what_is_known(self, obj: Handoff) -> str:
         return handoff_described(obj).known
+
+    @admin.display(description=_("what was asked"))
+    def tried_in_words(self, obj: Handoff) -> str:
+        """A write's case as its request reads (``tools.sentences``)."""
+        return case_tried_sentence(obj) or "—"
 
     @admin.display(description=_("what was tried"))
     def tried_recorded(self, obj: Handoff) -> SafeString | str:

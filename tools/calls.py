@@ -240,7 +240,7 @@ def tool_call_correct(
                 **call.result,
                 "status": PENDING_APPROVAL,
                 "pending_action": str(new_id),
-                **request_named(call.business, call.member, arguments),
+                **request_named(call.business, call.member, call.tool_name, arguments),
             },
             steps=[{"step": "corrected by staff", "difference": difference}],
         )

@@ -46,10 +46,11 @@ from tools.execution import (
 )
 from tools.integrations.errors import IntegrationError
 from tools.models import ToolCallLog
-from tools.naming import request_about, request_facts
+from tools.naming import request_facts
 from tools.refused import Refused, refused_payload, schema_refused
 from tools.registry import Tool, published_registry
 from tools.selection import ToolPolicy
+from tools.sentences import request_sentence
 from tools.types import (
     DUPLICATE,
     FAILED,
@@ -183,19 +184,23 @@ def _paused(
         "pending_action": str(log.pk),
         "verification": NOT_APPLIED,
         "message": "Waiting for approval by the gym's staff; nothing has been done yet.",
-        **request_named(context.business, context.member, arguments),
+        **request_named(context.business, context.member, log.tool_name, arguments),
     }
 
 
 def request_named(
-    business: Any, member: Any, arguments: dict[str, Any]
+    business: Any, member: Any, tool_name: str, arguments: dict[str, Any]
 ) -> dict[str, Any]:
     """What a request is about, for the model (in its language) to name it to
-    the member: in words and as facts (``tools.naming``)."""
+    the member: as a sentence (``tools.sentences``) and as facts
+    (``tools.naming``)."""
     with translation.override(MODEL_LANGUAGE):
         return {
-            "about": request_about(
-                business=business, member=member, arguments=arguments
+            "about": request_sentence(
+                business=business,
+                member=member,
+                tool_name=tool_name,
+                arguments=arguments,
             ),
             "facts": request_facts(
                 business=business, member=member, arguments=arguments

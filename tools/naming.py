@@ -24,8 +24,9 @@ from django.utils.translation import gettext as _
 from gymnasia.classes.models import Booking, ClassSession
 from gymnasia.gyms.models import Business, Member
 from gymnasia.nutrition.models import Food, MealEntry
+from gymnasia.when import when_written
 from tools.integrations.errors import IntegrationError
-from tools.integrations.stripe import major_units
+from tools.integrations.stripe import ZERO_DECIMAL_CURRENCIES, major_units
 from tools.presentation import (
     ARGUMENT_LABELS,
     argument_label,
@@ -57,16 +58,10 @@ class ArgumentDescribed:
     named: Named | None = None
 
 
-def _moment(moment: datetime.datetime, business: Business) -> str:
-    return formats.date_format(
-        timezone.localtime(moment, business.zone), "DATETIME_FORMAT"
-    )
-
-
 def session_named(session: ClassSession, business: Business) -> Named:
     """A class session by its name, day and time at the gym, and instructor."""
     starts = timezone.localtime(session.starts_at, business.zone)
-    words = f"{session.class_type.name}, {_moment(session.starts_at, business)}"
+    words = f"{session.class_type.name}, {when_written(starts, zone=business.zone)}"
     if session.instructor:
         words = f"{words} ({session.instructor})"
     facts = {
@@ -84,7 +79,7 @@ def _number(value: Any) -> int:
         return 0
 
 
-def _figure(value: Any) -> str:
+def quantity_written(value: Any) -> str:
     """A quantity as the reader writes it: "150", "12,5" in Spanish."""
     figure = float(value)
     return formats.number_format(int(figure) if figure.is_integer() else figure)
@@ -93,8 +88,8 @@ def _figure(value: Any) -> str:
 def entry_named(entry: MealEntry) -> Named:
     """A diary entry by its food, grams, meal and day."""
     words = (
-        f"{entry.food.name}, {_figure(entry.grams)} g, {entry.get_meal_display()}, "
-        f"{formats.date_format(entry.date, 'DATE_FORMAT')}"
+        f"{entry.food.name}, {quantity_written(entry.grams)} g, "
+        f"{entry.get_meal_display()}, {when_written(entry.date, weekday=True)}"
     )
     facts = {
         "food": entry.food.name,
@@ -103,6 +98,12 @@ def entry_named(entry: MealEntry) -> Named:
         "date": entry.date.isoformat(),
     }
     return Named(words, facts)
+
+
+def money_written(amount: Any, currency: str) -> str:
+    """An amount with its currency: "12.50 EUR", «12,50 EUR», "500 JPY"."""
+    places = 0 if currency.lower() in ZERO_DECIMAL_CURRENCIES else 2
+    return f"{formats.number_format(float(amount), decimal_pos=places)} {currency}"
 
 
 def _payment_facts(
@@ -141,9 +142,8 @@ def _payment_facts(
 
 
 def _payment_named(facts: dict[str, Any]) -> Named:
-    day = formats.date_format(datetime.date.fromisoformat(facts["date"]), "DATE_FORMAT")
-    amount = formats.number_format(facts["amount"], decimal_pos=2)
-    words = f"{day}, {amount} {facts['currency']}"
+    day = when_written(datetime.date.fromisoformat(facts["date"]))
+    words = f"{day}, {money_written(facts['amount'], facts['currency'])}"
     if facts["description"]:
         words = f"{words}, {facts['description']}"
     return Named(words, facts)
@@ -191,7 +191,7 @@ def _date_words(value: Any) -> str | None:
         day = datetime.date.fromisoformat(value)
     except ValueError:
         return None
-    return formats.date_format(day, "DATE_FORMAT")
+    return when_written(day)
 
 
 def _in_reading_order(key: str) -> tuple[int, str]:

@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from django.utils import formats
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
@@ -201,15 +202,6 @@ def argument_value_described(name: str, value: Any) -> Any:
     return value
 
 
-def arguments_described(arguments: Mapping[str, Any]) -> list[tuple[str, str, Any]]:
-    """A call's arguments for staff: (label in words, argument name, value in
-    words)."""
-    return [
-        (argument_label(key), key, argument_value_described(key, value))
-        for key, value in arguments.items()
-    ]
-
-
 def call_step_described(step: Mapping[str, Any]) -> str:
     """One step of a call's verification log, in words."""
     name = step.get("step")
@@ -247,15 +239,25 @@ def call_step_described(step: Mapping[str, Any]) -> str:
     return str(LATER_STEPS.get(str(name), name))
 
 
+def duration_written(ms: float) -> str:
+    """A time a call took, in the reader's notation: «0,25 ms», "8.5 ms",
+    "85 ms", «1,5 s»."""
+    if ms >= 1000:
+        return f"{formats.number_format(ms / 1000, decimal_pos=1)} s"
+    places = 2 if ms < 1 else 1 if ms < 10 else 0
+    return f"{formats.number_format(ms, decimal_pos=places)} ms"
+
+
 def call_steps_described(steps: Any, *, times: bool = False) -> list[str]:
-    """A call's steps in words; with ``times``, each one's milliseconds since the
-    call arrived where it has them (steps recorded later have none)."""
+    """A call's steps in words; with ``times``, each one's time since the call
+    arrived, in the reader's notation, where it has one (steps recorded later
+    have none)."""
     described = []
     for step in steps if isinstance(steps, list) else []:
         if isinstance(step, dict) and "step" in step:
             words = call_step_described(step)
-            if times and "ms" in step:
-                words = f"{words} ({step['ms']} ms)"
+            if times and isinstance(step.get("ms"), int | float):
+                words = f"{words} ({duration_written(step['ms'])})"
             described.append(words)
     return described
 

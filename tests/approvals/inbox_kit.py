@@ -3,6 +3,8 @@ unknown."""
 
 from __future__ import annotations
 
+from django.utils import timezone
+
 from tests.faults import Fault, inject_fault
 from tools.models import Handoff
 
@@ -29,6 +31,8 @@ MONTHS = (
 
 
 def spanish_date(day: str) -> str:
-    """An ISO date as a Spanish reader reads it: "20 de agosto de 2027"."""
+    """An ISO date as a Spanish reader reads it: «20 de agosto de 2027»; this
+    year's without it: «20 de agosto»."""
     year, month, number = (int(part) for part in day.split("-"))
-    return f"{number} de {MONTHS[month - 1]} de {year}"
+    written = f"{number} de {MONTHS[month - 1]}"
+    return written if year == timezone.localdate().year else f"{written} de {year}"

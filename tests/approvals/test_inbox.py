@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import datetime
 import re
 
 import pytest
 from django.test import Client
+from django.utils import translation
 
 from approvals.selectors import request_state
-from tests.approvals.inbox_kit import spanish_date, unknown_food_write
+from gymnasia.when import when_written
+from tests.approvals.inbox_kit import unknown_food_write
 from tests.approvals.test_pending_actions import request_freeze
 from tests.factories import BusinessFactory, StaffRoleFactory
 from tests.tools.world import build_world
@@ -29,15 +32,18 @@ def test_the_inbox_lists_the_gyms_pending_requests(staff_client, world, settings
     assert world.day(10) in page
 
 
-def test_a_requests_arguments_are_named_in_words(staff_client, world, settings):
-    """Staff read "Inicio" and "Fin", not the tool's argument names."""
+def test_a_request_reads_as_a_sentence(staff_client, world, settings):
+    """Staff read «Congelar la cuota del 10 al 19 de …», not the tool's
+    arguments by name."""
     settings.LANGUAGE_CODE = "es"
     request_freeze(world)
     page = staff_client.get("/inbox/", headers={"Accept-Language": "es"}).content
     page = page.decode()
-    start = spanish_date(world.day(10))
-    assert f'<span title="start">Inicio</span>: {start}' in page
-    assert '<span title="end">Fin</span>:' in page
+    start, end = (datetime.date.fromisoformat(world.day(n)) for n in (10, 19))
+    with translation.override("es"):
+        dates = when_written(start, end)
+    assert f'<p class="request-said">Congelar la cuota {dates}</p>' in page
+    assert dates.startswith(f"del {start.day} ")
     assert "<code>start</code>" not in page
     # The correction form too, with a date picker for a date, its label naming
     # the request for a screen reader.
@@ -179,7 +185,8 @@ def test_a_handoff_is_settled_with_what_happened(staff_client, world):
         "/inbox/handoffs/", headers={"Accept-Language": "en"}
     ).content.decode()
     assert f'id="handoff-{handoff.pk}"' in page
-    assert '<span title="grams">Grams</span>: 40' in page  # what was tried
+    # what was tried, as the request would read
+    assert "Log 40 g of Copos de avena for dinner on " in page
     staff_client.post(
         f"/inbox/handoffs/{handoff.pk}/resolve",
         {"resolution": "done", "note": "Lo vi en el diario"},

@@ -216,8 +216,8 @@ def test_a_case_recorded_in_english_words_reads_in_the_staffs_language(
 def test_a_meal_reads_in_the_staffs_language_and_is_corrected_as_recorded(
     staff_client, world
 ):
-    """Spanish staff read the meal of a request in words, "Cena" (it read the
-    argument's value, "dinner"); the correction form offers the meals in words,
+    """Spanish staff read the meal of a request in words, «en la cena» (it read
+    the argument's value, "dinner"); the correction form offers the meals in words,
     each sending the value the tool takes, the request's chosen."""
     # given a request to add food to a meal waiting for approval, and a case of
     # one whose answer never came back
@@ -239,7 +239,7 @@ def test_a_meal_reads_in_the_staffs_language_and_is_corrected_as_recorded(
 
     # then the meal reads "Cena"; the correction form chooses among the meals
     row = _row(requests.content.decode(), action)
-    assert '<span title="meal">Comida</span>: Cena</li>' in row
+    assert "Apuntar 40 g de Copos de avena en la cena del " in row
     assert re.findall(r'<option value="(\w+)"( selected)?>(\w+)</option>', row) == [
         ("breakfast", "", "Desayuno"),
         ("lunch", "", "Comida"),
@@ -247,4 +247,4 @@ def test_a_meal_reads_in_the_staffs_language_and_is_corrected_as_recorded(
         ("snack", "", "Tentempié"),
     ]
     case = cases.content.decode().split(f'id="handoff-{handoff.pk}"', 1)[1]
-    assert '<span title="meal">Comida</span>: Cena</li>' in case
+    assert "Apuntar 50 g de Copos de avena en la cena del " in case

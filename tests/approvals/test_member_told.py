@@ -12,7 +12,7 @@ import pytest
 import time_machine
 from asgiref.sync import async_to_sync
 from django.core.management import call_command
-from django.utils import timezone
+from django.utils import timezone, translation
 
 from agents.models import Agent, Conversation, Message
 from agents.turn import turn_run
@@ -24,6 +24,7 @@ from approvals.services import (
     pending_actions_expire,
 )
 from gymnasia.memberships.models import MembershipFreeze
+from gymnasia.when import when_written
 from tests.approvals.inbox_kit import spanish_date
 from tests.factories import StaffRoleFactory
 from tests.faults import Fault, inject_fault
@@ -194,10 +195,13 @@ def test_a_correction_is_told_with_what_staff_changed(asked):
     )
     [message] = later()
     assert message["role"] == "notice"
-    start, end = (spanish_date(action.arguments[key]) for key in ("start", "end"))
+    start, end = (action.arguments[key] for key in ("start", "end"))
+    with translation.override("es"):
+        dates = when_written(*map(datetime.date.fromisoformat, (start, end)))
+    assert dates.startswith("del 1 al 31 de agosto")
     assert message["text"] == (
-        "El equipo del gimnasio ha corregido tu solicitud (Congelar la cuota: "
-        f"inicio: {start}; fin: {end}): fin: {end} → {spanish_date(new_end)}. Decidirá "
+        f"El equipo del gimnasio ha corregido tu solicitud (Congelar la cuota {dates}): "
+        f"fin: {spanish_date(end)} → {spanish_date(new_end)}. Decidirá "
         "sobre la corregida; todavía no se ha hecho nada."
     )
 

@@ -84,7 +84,7 @@ def test_a_gated_booking_reads_its_class_and_time_in_the_inbox(
     row = page.locator("tr[data-status=pending]")
     row.wait_for(timeout=20_000)
     text = row.inner_text()
-    assert f"Clase: {class_name}, " in text
+    assert f"Reservar {class_name} el " in text  # a sentence, not a form
     assert hour in text
     assert "Clase: 1" not in text  # never the bare id
     row.locator("details summary").click()

@@ -73,7 +73,7 @@ def test_staff_approve_and_reject_from_their_mail(mailing_app, browser):
     ]
     (to_staff,) = inbox.to("demo-staff@example.com")
     assert "Congelar la cuota" in to_staff.subject
-    assert "1 de mayo" in to_staff.part("text/plain")
+    assert "Congelar la cuota del 1 al 10 de mayo" in to_staff.part("text/plain")
     assert "Congelar la cuota" in to_staff.part("text/html")
     approve = links(to_staff, site)["Aprobar"]
     seen = len(messages(base, conversation, token))

@@ -1,8 +1,10 @@
 """What staff and owners see in Chromium, at a desktop's width and a phone's: the
 inbox and the admin's pages of calls, decisions and conversations name tools by
-their titles and say statuses in words; what is set apart as code (a tool's
-name after its title, the result the model received) is left out of the scan,
-as a reader takes it for the machine's record."""
+their titles and say statuses in words. DESIGN's status codes are looked for in
+all the text shown, code included (the result the model received is a call's
+download, not its page); other codes and tools' names outside what is set apart
+as code (a tool's name after its title), as a reader takes it for the machine's
+record."""
 
 from __future__ import annotations
 
@@ -10,7 +12,7 @@ import pytest
 
 from tests.browser.chromium import ARTIFACTS, needs_chromium
 from tests.browser.test_inbox import ask_for_a_freeze, signed_in
-from tests.test_plain_words import raw_words
+from tests.test_plain_words import raw_words, status_codes_in
 
 pytestmark = needs_chromium
 
@@ -28,6 +30,8 @@ READ_TEXT = """() => {
 
 def _read(page, name: str, width: int) -> str:
     page.screenshot(path=str(ARTIFACTS / f"words-{name}-{width}.png"), full_page=True)
+    codes = status_codes_in(page.evaluate("() => document.body.innerText"), "es")
+    assert codes == [], (name, codes)
     return page.evaluate(READ_TEXT)
 
 

@@ -185,8 +185,8 @@ def _list_my_requests(result):
     assert result["count"] == 1
     assert request["request_id"] == "<id>"
     assert (request["tool"], request["title"]) == ("book_class", "Book a class")
-    assert request["about"].startswith("class: Spinning, ")
-    assert request["about"].endswith(" (Marta)")
+    assert request["about"].startswith("Book Spinning on ")
+    assert request["about"].endswith(", 18:00, with Marta")
     assert request["facts"]["session"]["class"] == "Spinning"
     assert request["facts"]["session"]["starts_at"][11:16] == "18:00"
     assert (request["state"], request["decided_at"], request["reason"]) == (

@@ -8,8 +8,9 @@ import datetime
 
 import pytest
 import time_machine
-from django.utils import timezone
+from django.utils import timezone, translation
 
+from gymnasia.when import when_written
 from tools.calls import tool_call_correct, tool_call_decide
 from tools.models import ToolCallLog
 
@@ -59,9 +60,10 @@ def test_a_rejection_is_listed_with_the_staffs_reason_and_when(world):
     assert listed["reason"] == "Obras en agosto"
     assert listed["decided_at"] is not None
     assert listed["facts"] == {"start": world.day(10), "end": world.day(19)}
-    assert listed["about"] == (
-        f"start: {_english(world.day(10))}; end: {_english(world.day(19))}"
-    )
+    start, end = (datetime.date.fromisoformat(world.day(n)) for n in (10, 19))
+    with translation.override("en"):
+        dates = when_written(start, end)  # "from 17 to 26 December"
+    assert listed["about"] == f"Freeze the membership {dates}"
 
 
 def test_a_request_decided_over_a_week_ago_is_not_listed_a_waiting_one_is(world):
@@ -120,12 +122,3 @@ def test_it_is_not_offered_to_an_anonymous_visitor(world):
     result = _listed(world, member=None)
 
     assert result.status == "unknown_tool"
-
-
-MONTHS = "Jan. Feb. March April May June July Aug. Sept. Oct. Nov. Dec.".split()
-
-
-def _english(day: str) -> str:
-    """An ISO date as Django writes it in English: "Aug. 1, 2027"."""
-    year, month, number = (int(part) for part in day.split("-"))
-    return f"{MONTHS[month - 1]} {number}, {year}"

@@ -11,9 +11,10 @@ from django.db.models import OuterRef, Q, Subquery
 from django.utils import timezone
 
 from tools.models import ToolCallEvent, ToolCallLog
-from tools.naming import request_about, request_facts
+from tools.naming import request_facts
 from tools.presentation import tool_title
 from tools.registry import HandlerContext, handles
+from tools.sentences import request_sentence
 from tools.types import NO_RESULTS, OK, PENDING_APPROVAL, UNKNOWN_OUTCOME, Outcome
 
 #: How far back decided requests are listed.
@@ -54,8 +55,11 @@ def _request(call: ToolCallLog, ctx: HandlerContext, reason: str) -> dict[str, A
         "request_id": str(call.pk),
         "tool": call.tool_name,
         "title": tool_title(call.tool_name),
-        "about": request_about(
-            business=ctx.business, member=ctx.member, arguments=arguments
+        "about": request_sentence(
+            business=ctx.business,
+            member=ctx.member,
+            tool_name=call.tool_name,
+            arguments=arguments,
         ),
         "facts": request_facts(
             business=ctx.business, member=ctx.member, arguments=arguments
