@@ -333,13 +333,16 @@ LOGGING = {
         "no_announcement": {
             "()": "django.utils.log.CallbackFilter",
             "callback": _not_the_announcement,
-        }
+        },
+        # No decision link's token in a log line (Django's own warnings name the
+        # path of a refused page).
+        "link_tokens_hidden": {"()": "gymnasia.logs.LinkTokensHidden"},
     },
     "handlers": {
         "console": {
             "class": "logging.StreamHandler",
             "formatter": "plain",
-            "filters": ["no_announcement"],
+            "filters": ["no_announcement", "link_tokens_hidden"],
         }
     },
     "root": {"handlers": ["console"], "level": "INFO"},
