@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import socket
 import threading
 import time
 import urllib.error
@@ -17,12 +16,11 @@ from collections import Counter
 from collections.abc import Iterator
 
 import pytest
-import uvicorn
-from django.core.asgi import get_asgi_application
 
 from agents import limits
 from agents.api import CONVERSATIONS_PER_MINUTE, STARTS_REFUSED_PER_MINUTE
 from agents.models import Agent, Conversation
+from tests.live_uvicorn import uvicorn_running
 from tests.own_redis import OwnRedis
 
 pytestmark = [
@@ -48,29 +46,10 @@ def server(settings) -> Iterator[str]:
             "LOCATION": redis.url,
         },
     }
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    config = uvicorn.Config(
-        get_asgi_application(),
-        host="127.0.0.1",
-        port=port,
-        lifespan="off",
-        log_level="warning",
-        backlog=STARTS * 2,
-    )
-    running = uvicorn.Server(config)
-    thread = threading.Thread(target=running.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 20
-    while not running.started:
-        assert time.monotonic() < deadline, "uvicorn did not start"
-        time.sleep(0.05)
     try:
-        yield f"http://127.0.0.1:{port}"
+        with uvicorn_running(backlog=STARTS * 2) as base:
+            yield base
     finally:
-        running.should_exit = True
-        thread.join(timeout=20)
         redis.stop()
 
 
