@@ -30,6 +30,7 @@ from agents.conversations import (
     conversation_start,
     conversation_token,
     message_json,
+    message_position,
     messages_page,
 )
 from agents.cors import cors_agent_set
@@ -298,20 +299,21 @@ async def _read(request: HttpRequest, conversation: Conversation) -> JsonRespons
     asked = _validated(schemas.MessagePageQuery, request.GET.dict())
     if isinstance(asked, JsonResponse):
         return asked
-    after = int(asked.after) if asked.after is not None else None
-    before = int(asked.before) if asked.before is not None else None
     limit = asked.limit
 
-    def read() -> dict[str, Any] | None:
-        """The page, counted as a read; None past the limit on reads."""
+    def read() -> JsonResponse:
+        """The page, counted as a read."""
         if not limits.allowed(f"read:{conversation.pk}", READS_PER_MINUTE):
-            return None
-        page, more = messages_page(
-            conversation=conversation, after=after, before=before, limit=limit
-        )
-        return {"messages": [message_json(m) for m in page], "more": more}
+            return rate_limited("Too many reads; try again in a minute.")
+        at = {}
+        for side in ("after", "before"):
+            named = getattr(asked, side)
+            if named is not None:
+                at[side] = message_position(conversation=conversation, public_id=named)
+                if at[side] is None:
+                    detail = f"'{side}' names no message of this conversation."
+                    return error(400, "bad_request", detail)
+        page, more = messages_page(conversation=conversation, limit=limit, **at)
+        return JsonResponse({"messages": [message_json(m) for m in page], "more": more})
 
-    answer = await db_call(read)
-    if answer is None:
-        return rate_limited("Too many reads; try again in a minute.")
-    return JsonResponse(answer)
+    return await db_call(read)
