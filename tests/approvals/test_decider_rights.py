@@ -113,7 +113,7 @@ def test_the_decision_service_refuses_a_deactivated_account(
     deactivate(owner)
     before = row_counts()
 
-    with pytest.raises(NotAllowed, match="deactivated"):
+    with pytest.raises(NotAllowed, match="se desactivó"):
         decide(action_id=call.pk, user=owner.user)
 
     assert row_counts() == before
