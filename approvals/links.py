@@ -15,7 +15,7 @@ As Django's password reset does, the token never stays in an address: the first
 request keeps it in the session and redirects to a page named by a digest of it,
 so neither an access log, a warning about a refused page, a browser's history
 nor a ``Referer`` holds a working link; the pages are not cached and send no
-referrer.
+path as referrer.
 """
 
 from __future__ import annotations
@@ -157,8 +157,10 @@ def _already(call: ToolCallLog) -> str:
 
 
 def _unlogged(response: HttpResponse) -> HttpResponse:
-    """A link's response: not cached, and no referrer sent from it."""
-    response["Referrer-Policy"] = "no-referrer"
+    """A link's response: not cached, and no address sent from it as referrer
+    (its origin only: with ``no-referrer`` a browser sends the page's own form
+    with ``Origin: null``, which the CSRF check rightly refuses)."""
+    response["Referrer-Policy"] = "strict-origin"
     return response
 
 
