@@ -30,13 +30,12 @@ from agents.conversations import (
     conversation_start,
     conversation_token,
     message_json,
-    message_position,
     messages_page,
 )
 from agents.cors import cors_agent_set
 from agents.database import db_call
 from agents.identity import IdentityRefused, identity_member
-from agents.models import Agent, Conversation
+from agents.models import Agent, Conversation, Message
 from agents.schemas import BODY_REFUSED
 from agents.turn import turn_run
 from gymnasia.text import storable
@@ -295,6 +294,14 @@ def _stream(
     return response
 
 
+def _position(conversation: Conversation, public_id: str) -> int | None:
+    """Where the message the API named ``public_id`` stands in the conversation
+    (its row's id, which pages follow); ``None`` when it names none of its
+    messages."""
+    found = Message.objects.filter(conversation=conversation, public_id=public_id)
+    return found.values_list("pk", flat=True).first()
+
+
 async def _read(request: HttpRequest, conversation: Conversation) -> JsonResponse:
     asked = _validated(schemas.MessagePageQuery, request.GET.dict())
     if isinstance(asked, JsonResponse):
@@ -309,7 +316,7 @@ async def _read(request: HttpRequest, conversation: Conversation) -> JsonRespons
         for side in ("after", "before"):
             named = getattr(asked, side)
             if named is not None:
-                at[side] = message_position(conversation=conversation, public_id=named)
+                at[side] = _position(conversation, named)
                 if at[side] is None:
                     detail = f"'{side}' names no message of this conversation."
                     return error(400, "bad_request", detail)

@@ -157,17 +157,6 @@ def messages_page(
     return rows[:limit][::-1], len(rows) > limit
 
 
-def message_position(*, conversation: Conversation, public_id: str) -> int | None:
-    """Where the message the API named ``public_id`` stands in its conversation
-    (its row's id, which pages are ordered by); ``None`` when it names none of
-    this conversation's messages."""
-    return (
-        Message.objects.filter(conversation=conversation, public_id=public_id)
-        .values_list("pk", flat=True)
-        .first()
-    )
-
-
 def message_json(message: Message) -> dict[str, Any]:
     return {
         "id": str(message.public_id),
