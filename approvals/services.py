@@ -82,14 +82,18 @@ DECIDING_ROLES = (StaffRole.Role.OWNER, StaffRole.Role.STAFF)
 def decider_checked(*, user: AbstractBaseUser, business_id: Any) -> None:
     """Refuse, in words, a person who may no longer decide at this gym: an account
     deactivated, or no role there that decides. Whatever the way in (the inbox, a
-    link mailed earlier, a script), the right that counts is the one held now."""
-    if not user.is_active:
+    link mailed earlier, a script), the right that counts is the one held now,
+    read from the database, not from the ``user`` the caller holds."""
+    held = (
+        StaffRole.objects.filter(user_id=user.pk, business_id=business_id)
+        .values_list("role", "user__is_active")
+        .first()
+    )
+    if held is not None and not held[1]:
         raise NotAllowed(
             _("This account was deactivated: it can no longer decide requests.")
         )
-    if not StaffRole.objects.filter(
-        user_id=user.pk, business_id=business_id, role__in=DECIDING_ROLES
-    ).exists():
+    if held is None or held[0] not in DECIDING_ROLES:
         raise NotAllowed(
             _("You no longer have a role at this gym that decides its requests.")
         )
@@ -344,7 +348,7 @@ def handoff_settle(
         handoff = handoff_resolve(
             handoff_id=handoff_id,
             business_ids=StaffRole.objects.filter(
-                user_id=user.pk, role__in=DECIDING_ROLES
+                user_id=user.pk, role__in=DECIDING_ROLES, user__is_active=True
             ).values("business_id"),
             user=user,
             resolution=resolution,

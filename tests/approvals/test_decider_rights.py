@@ -11,6 +11,7 @@ from approvals.events import events_announce
 from approvals.links import decision_link
 from approvals.models import Decision, StaffNotice
 from approvals.services import (
+    handoff_settle,
     pending_action_approve,
     pending_action_correct,
     pending_action_reject,
@@ -19,6 +20,7 @@ from gymnasia.errors import NotAllowed, NotFound
 from tests.approvals.test_links import opened
 from tests.approvals.test_pending_actions import request_freeze
 from tests.factories import StaffRoleFactory, UserFactory
+from tools.models import Handoff
 
 pytestmark = pytest.mark.django_db
 
@@ -166,3 +168,32 @@ def test_the_inbox_of_a_deactivated_account_decides_nothing(
     assert response.status_code == 302 and "/admin/login/" in response.url
     assert row_counts() == before
     assert no_broker == []
+
+
+def test_a_user_read_before_the_deactivation_decides_nothing(
+    world, owner, row_counts, no_broker
+):
+    """The right is read now, from the database, not from the caller's copy."""
+    call = request_freeze(world)
+    user = owner.user  # read while active
+    type(user).objects.filter(pk=user.pk).update(is_active=False)
+    before = row_counts()
+
+    with pytest.raises(NotAllowed):
+        pending_action_approve(action_id=call.pk, user=user)
+
+    assert row_counts() == before
+
+
+def test_a_deactivated_account_settles_no_case(world, owner, row_counts):
+    world.call("handoff_to_staff", {"reason": "Quiero hablar con alguien"})
+    case = Handoff.objects.get()
+    deactivate(owner)
+    before = row_counts()
+
+    with pytest.raises(NotAllowed):
+        handoff_settle(handoff_id=case.pk, user=owner.user, resolution="done")
+
+    assert row_counts() == before
+    case.refresh_from_db()
+    assert case.status == "open"
