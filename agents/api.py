@@ -35,7 +35,7 @@ from agents.conversations import (
 from agents.cors import cors_agent_set
 from agents.database import db_call
 from agents.identity import IdentityRefused, identity_member
-from agents.models import Agent, Conversation
+from agents.models import Agent, Conversation, Message
 from agents.schemas import BODY_REFUSED
 from agents.turn import turn_run
 from gymnasia.text import storable
@@ -88,14 +88,22 @@ def _address(request: HttpRequest) -> str:
     return str(request.META.get("REMOTE_ADDR", "unknown"))
 
 
-def _starting_allowed(address: str) -> bool:
-    """Whether an address may try to start a conversation: it started fewer than
-    the limit this minute, and had fewer refused (an unknown agent, a bad
-    identity token) than theirs. Each is counted once it has happened, so a
-    refused start never uses up a place of the conversations promised (starts
-    arriving together may pass the limit by their number: it is a floor)."""
-    started, refused = limits.counts(f"start:{address}", f"start-refused:{address}")
-    return started < CONVERSATIONS_PER_MINUTE and refused < STARTS_REFUSED_PER_MINUTE
+def _start_places(address: str) -> tuple[str, str] | None:
+    """The places a start from ``address`` takes at once, before any work: one
+    among the conversations it may start this minute and one among the refused
+    starts (an unknown agent, a bad identity token) it may have; ``None``, with
+    nothing held, when either limit is reached. The start gives back the place
+    it does not use (``_start_counted``), so a refused start never uses up a
+    place of the conversations promised, and starts sent together get at most
+    each limit's places."""
+    started = limits.place_taken(f"start:{address}", CONVERSATIONS_PER_MINUTE)
+    if started is None:
+        return None
+    refused = limits.place_taken(f"start-refused:{address}", STARTS_REFUSED_PER_MINUTE)
+    if refused is None:
+        limits.place_given_back(started)
+        return None
+    return started, refused
 
 
 def _body(request: HttpRequest, model: type[Asked]) -> Asked | JsonResponse:
@@ -156,11 +164,13 @@ def _start(
 
 
 def _start_counted(
-    address: str, asked: schemas.StartConversation
+    places: tuple[str, str], asked: schemas.StartConversation
 ) -> tuple[int, dict[str, Any], Agent | None, str]:
-    """``_start``, counted for the address as started or refused."""
+    """``_start``, keeping the place of what it was (started or refused) and
+    giving back the other."""
+    started, refused = places
     answer = _start(asked)
-    limits.count(f"{'start' if answer[0] == 201 else 'start-refused'}:{address}")
+    limits.place_given_back(refused if answer[0] == 201 else started)
     return answer
 
 
@@ -174,15 +184,15 @@ async def conversations(request: HttpRequest) -> HttpResponseBase:
         refused = error(405, "bad_request", "Use POST.")
         refused["Allow"] = "POST, OPTIONS"
         return refused
-    address = _address(request)
-    if not await db_call(_starting_allowed, address):
+    places = await db_call(_start_places, _address(request))
+    if places is None:
         detail = "Too many new conversations; try again in a minute."
         return rate_limited(detail)
     asked = _body(request, schemas.StartConversation)
     if isinstance(asked, JsonResponse):
-        await db_call(limits.count, f"start-refused:{address}")
+        await db_call(limits.place_given_back, places[0])
         return asked
-    status, answer, agent, language = await db_call(_start_counted, address, asked)
+    status, answer, agent, language = await db_call(_start_counted, places, asked)
     response = JsonResponse(answer, status=status)
     if language:
         # The language the assistant will answer in (the member's, else the
@@ -284,24 +294,33 @@ def _stream(
     return response
 
 
+def _position(conversation: Conversation, public_id: str) -> int | None:
+    """Where the message the API named ``public_id`` stands in the conversation
+    (its row's id, which pages follow); ``None`` when it names none of its
+    messages."""
+    found = Message.objects.filter(conversation=conversation, public_id=public_id)
+    return found.values_list("pk", flat=True).first()
+
+
 async def _read(request: HttpRequest, conversation: Conversation) -> JsonResponse:
     asked = _validated(schemas.MessagePageQuery, request.GET.dict())
     if isinstance(asked, JsonResponse):
         return asked
-    after = int(asked.after) if asked.after is not None else None
-    before = int(asked.before) if asked.before is not None else None
     limit = asked.limit
 
-    def read() -> dict[str, Any] | None:
-        """The page, counted as a read; None past the limit on reads."""
+    def read() -> JsonResponse:
+        """The page, counted as a read."""
         if not limits.allowed(f"read:{conversation.pk}", READS_PER_MINUTE):
-            return None
-        page, more = messages_page(
-            conversation=conversation, after=after, before=before, limit=limit
-        )
-        return {"messages": [message_json(m) for m in page], "more": more}
+            return rate_limited("Too many reads; try again in a minute.")
+        at = {}
+        for side in ("after", "before"):
+            named = getattr(asked, side)
+            if named is not None:
+                at[side] = _position(conversation, named)
+                if at[side] is None:
+                    detail = f"'{side}' names no message of this conversation."
+                    return error(400, "bad_request", detail)
+        page, more = messages_page(conversation=conversation, limit=limit, **at)
+        return JsonResponse({"messages": [message_json(m) for m in page], "more": more})
 
-    answer = await db_call(read)
-    if answer is None:
-        return rate_limited("Too many reads; try again in a minute.")
-    return JsonResponse(answer)
+    return await db_call(read)

@@ -159,7 +159,7 @@ def messages_page(
 
 def message_json(message: Message) -> dict[str, Any]:
     return {
-        "id": str(message.pk),
+        "id": str(message.public_id),
         "role": message.role,
         "text": message.text,
         "created_at": message.created_at.isoformat(),

@@ -2,6 +2,12 @@
 (Redis, with ``REDIS_URL``, so that every web process counts together), or in
 this process's own memory while the shared cache cannot be reached.
 
+Every count is one increment that answers the new count (Redis ``INCR`` with
+its ``EXPIRE``; in memory, under the cache's lock: the embedded default serves
+from one process), so a limit is kept by taking a place before any work
+(``place_taken``) and never by reading a count then writing it: requests sent
+together then get at most the limit's places, whatever their number.
+
 A limiter that failed with Redis answered every API request with a server error
 page. While Redis is away each process counts alone (the limits hold per process,
 so together they allow a few times more), it is logged once, ``/healthz`` says
@@ -18,6 +24,7 @@ from collections.abc import Callable
 from typing import TypeVar
 
 from django.core.cache import BaseCache, caches
+from django.core.cache.backends.redis import RedisCache
 from redis.exceptions import RedisError
 
 log = logging.getLogger(__name__)
@@ -64,21 +71,50 @@ def _bucket(key: str) -> str:
     return f"rate:{key}:{int(time.time() // 60)}"
 
 
+#: How long a window's bucket lives: its minute, and a little more.
+BUCKET_SECONDS = 70
+
+
+def _added(counters: BaseCache, bucket: str, delta: int) -> int:
+    """``delta`` added to ``bucket`` at once: its count with it."""
+    if isinstance(counters, RedisCache):
+        key = counters.make_and_validate_key(bucket)
+        with counters._cache.get_client(key, write=True).pipeline() as pipe:
+            pipe.incrby(key, delta)
+            pipe.expire(key, BUCKET_SECONDS)
+            added, _ = pipe.execute()
+        return int(added)
+    if counters.add(bucket, delta, timeout=BUCKET_SECONDS):
+        return delta
+    try:
+        return int(counters.incr(bucket, delta))
+    except ValueError:  # the bucket expired between add and incr: a new window
+        counters.add(bucket, delta, timeout=BUCKET_SECONDS)
+        return delta
+
+
 def count(key: str) -> int:
     """One more in the current one-minute window of ``key``: the window's count
     with it."""
     bucket = _bucket(key)
+    return _counted(lambda counters: _added(counters, bucket, 1))
 
-    def add_one(counters: BaseCache) -> int:
-        if counters.add(bucket, 1, timeout=70):
-            return 1
-        try:
-            return int(counters.incr(bucket))
-        except ValueError:  # the bucket expired between add and incr: a new window
-            counters.add(bucket, 1, timeout=70)
-            return 1
 
-    return _counted(add_one)
+def place_taken(key: str, limit: int) -> str | None:
+    """A place in the current window of ``key``, taken at once if one of
+    ``limit`` is free: the window's bucket, to give it back with
+    ``place_given_back`` when the work it was for did not count; ``None`` when
+    the window is full (nothing is held then)."""
+    bucket = _bucket(key)
+    if _counted(lambda counters: _added(counters, bucket, 1)) <= limit:
+        return bucket
+    place_given_back(bucket)
+    return None
+
+
+def place_given_back(bucket: str) -> None:
+    """Give back a place ``place_taken`` took."""
+    _counted(lambda counters: _added(counters, bucket, -1))
 
 
 def allowed(key: str, limit: int) -> bool:

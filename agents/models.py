@@ -210,6 +210,12 @@ class Message(models.Model):
         # conversation; one on the conversation alone only slowed each insert.
         db_index=False,
     )
+    # The id the conversation API gives: opaque, so that no one reads from it how
+    # many messages the installation holds (the row's own id is a counter of
+    # every gym's). Pages are still in the order of the rows' ids.
+    public_id = models.UUIDField(
+        _("public id"), default=uuid.uuid4, unique=True, editable=False
+    )
     role = models.CharField(_("role"), max_length=12, choices=Role.choices)
     text = models.TextField(_("text"), blank=True)
     content = models.JSONField(_("content"), default=dict, blank=True)

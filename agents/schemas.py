@@ -119,7 +119,14 @@ def _absent_when_empty(value: object) -> object:
 
 
 MessageId = Annotated[
-    Annotated[str, Field(pattern=r"^[0-9]{1,18}$")] | SkipJsonSchema[None],
+    Annotated[
+        str,
+        Field(
+            pattern=r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-"
+            r"[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"
+        ),
+    ]
+    | SkipJsonSchema[None],
     BeforeValidator(_absent_when_empty),
 ]
 

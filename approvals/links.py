@@ -6,8 +6,16 @@ request expires, and once. Opening it shows what will happen and changes nothing
 (a mail scanner that fetches links decides nothing): only the POST from that
 page decides, as that staff member, through the same decision service as the
 inbox. Without a session it needs no sign-in, and it grants nothing else; a
-browser signed in as someone else is refused. Every refusal is a page saying
+browser signed in as someone else is refused, and so is a link whose addressee
+may no longer decide (an account deactivated, a role removed): a link is worth
+no more than its addressee's right to decide now. Every refusal is a page saying
 why, and changes nothing.
+
+As Django's password reset does, the token never stays in an address: the first
+request keeps it in the session and redirects to a page named by a digest of it,
+so neither an access log, a warning about a refused page, a browser's history
+nor a ``Referer`` holds a working link; the pages are not cached and send no
+path as referrer.
 """
 
 from __future__ import annotations
@@ -18,17 +26,24 @@ from typing import Any
 
 from django.core import signing
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import render
+from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone, translation
 from django.utils.translation import gettext as _
+from django.views.decorators.cache import never_cache
+from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_http_methods
 
 from approvals.models import StaffNotice
 from approvals.presentation import request_described
 from approvals.selectors import State, request_state
-from approvals.services import REASON_MAX, pending_action_approve, pending_action_reject
-from gymnasia.errors import Conflict, InvalidValue, NotFound
+from approvals.services import (
+    DECIDING_ROLES,
+    REASON_MAX,
+    pending_action_approve,
+    pending_action_reject,
+)
+from gymnasia.errors import Conflict, InvalidValue, NotAllowed, NotFound
 from gymnasia.text import text_checked_storable
 from tools.models import ToolCallLog
 from tools.presentation import tool_title
@@ -36,6 +51,10 @@ from tools.types import PENDING_APPROVAL
 
 SALT = "approvals.decision-link"
 ACTIONS = ("approve", "reject")
+#: Where the session keeps the links opened in it, by their digest.
+SESSION_KEY = "approvals.links"
+#: The links one session keeps (the latest opened).
+SESSION_LINKS = 20
 
 
 def arguments_digest(arguments: Any) -> str:
@@ -90,6 +109,15 @@ def _opened(request: HttpRequest, token: str) -> tuple[StaffNotice, ToolCallLog,
         raise invalid
     if notice.call.business_id != notice.role.business_id:
         raise invalid
+    addressee = notice.role.user
+    if not addressee.is_active or notice.role.role not in DECIDING_ROLES:
+        raise Refused(
+            _(
+                "This link was sent to an account that may no longer decide "
+                "requests. Nothing was decided."
+            ),
+            403,
+        )
     user = request.user
     if user.is_authenticated and user.pk != notice.role.user_id:
         raise Refused(
@@ -128,21 +156,52 @@ def _already(call: ToolCallLog) -> str:
     }
 
 
+def _unlogged(response: HttpResponse) -> HttpResponse:
+    """A link's response: not cached, and no address sent from it as referrer
+    (its origin only: with ``no-referrer`` a browser sends the page's own form
+    with ``Origin: null``, which the CSRF check rightly refuses)."""
+    response["Referrer-Policy"] = "strict-origin"
+    return response
+
+
+@csrf_exempt  # changes nothing but the session; a refusal would log the token
+@never_cache
 @require_http_methods(["GET", "POST"])
 def link(request: HttpRequest, token: str) -> HttpResponse:
+    """The mail's address: keep the token in the session, and go to its page by
+    an address without it, whatever the token is worth (a refusal is told
+    there)."""
+    key = hashlib.sha256(token.encode()).hexdigest()[:24]
+    kept = dict(request.session.get(SESSION_KEY, {}))
+    kept.pop(key, None)
+    kept[key] = token
+    request.session[SESSION_KEY] = dict(list(kept.items())[-SESSION_LINKS:])
+    return _unlogged(redirect("approvals:link-page", key=key))
+
+
+@never_cache
+@require_http_methods(["GET", "POST"])
+def link_page(request: HttpRequest, key: str) -> HttpResponse:
     """GET: what the link will do, and a button; POST from that page: decide."""
+    token = request.session.get(SESSION_KEY, {}).get(key)
     try:
+        if token is None:
+            raise Refused(
+                _("This link is not valid. Open it again from your mail."), 404
+            )
         notice, call, action = _opened(request, token)
     except Refused as refused:
-        return render(
-            request,
-            "approvals/link.html",
-            {"refused": refused.words},
-            status=refused.status,
+        return _unlogged(
+            render(
+                request,
+                "approvals/link.html",
+                {"refused": refused.words},
+                status=refused.status,
+            )
         )
     business = notice.role.business
     with translation.override(notice.role.reads), timezone.override(business.zone):
-        return _confirm_or_decide(request, notice, call, action)
+        return _unlogged(_confirm_or_decide(request, notice, call, action))
 
 
 def _confirm_or_decide(
@@ -184,6 +243,11 @@ def _confirm_or_decide(
     decide = pending_action_approve if action == "approve" else pending_action_reject
     try:
         decide(action_id=call.pk, user=notice.role.user, reason=reason)
+    except NotAllowed as refused:  # the right to decide went meanwhile
+        StaffNotice.objects.filter(pk=notice.pk).update(used_at=None)
+        return render(
+            request, "approvals/link.html", {"refused": str(refused)}, status=403
+        )
     except (Conflict, NotFound, InvalidValue) as problem:
         call.refresh_from_db()
         words = _already(call) if isinstance(problem, Conflict) else str(problem)

@@ -20,6 +20,8 @@ from django.db.models import Max, Q
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone, translation
+from django.utils.text import Truncator
+from django.utils.translation import gettext as _
 
 from approvals.events import CLAIM_LEASE
 from approvals.links import decision_link
@@ -107,6 +109,18 @@ def _named(member: Member | None) -> str:
     return str(member) if member else ""  # its name, else its external id
 
 
+#: The most of a member's words a mail's subject quotes.
+SUBJECT_WORDS = 40
+
+
+def _members_words(words: str) -> str:
+    """A member's words in a subject: quoted as theirs, shortened, after the
+    gym's own words, so that they never read as the gym's (or as anyone's
+    instructions)."""
+    shortened = Truncator(" ".join(words.split())).chars(SUBJECT_WORDS)
+    return _("A member's request: «%(words)s»") % {"words": shortened}
+
+
 def _item(notice: StaffNotice) -> dict[str, Any]:
     """What a mail says of one notice, in the person's language."""
     base = settings.SITE_URL.rstrip("/")
@@ -131,6 +145,9 @@ def _item(notice: StaffNotice) -> dict[str, Any]:
         "kind": notice.kind,
         "kind_label": notice.get_kind_display(),
         "title": described.title,
+        "subject": _members_words(described.title)
+        if handoff.reason and described.title == handoff.reason
+        else described.title,
         "member": _named(handoff.member),
         "details": [(described.known, "")],
         "expires_at": None,

@@ -39,7 +39,7 @@ from approvals.models import Decision, Event
 from approvals.presentation import CORRECTED
 from approvals.selectors import State, request_state
 from approvals.webhooks import webhook_deliveries_sweep
-from gymnasia.errors import Conflict, InvalidValue, NotFound
+from gymnasia.errors import Conflict, InvalidValue, NotAllowed, NotFound
 from gymnasia.gyms.models import StaffRole
 from gymnasia.text import text_checked_storable
 from tools.calls import (
@@ -72,6 +72,30 @@ def pending_action_for_staff(*, action_id: Any, user: AbstractBaseUser) -> ToolC
     if call is None:
         raise NotFound(_("No such pending action."))
     return call
+
+
+#: The roles whose people decide requests and settle cases.
+DECIDING_ROLES = (StaffRole.Role.OWNER, StaffRole.Role.STAFF)
+
+
+def decider_checked(*, user: AbstractBaseUser, business_id: Any) -> None:
+    """Refuse, in words, a person who may no longer decide at this gym: an account
+    deactivated, or no role there that decides. Whatever the way in (the inbox, a
+    link mailed earlier, a script), the right that counts is the one held now,
+    read from the database, not from the ``user`` the caller holds."""
+    held = (
+        StaffRole.objects.filter(user_id=user.pk, business_id=business_id)
+        .values_list("role", "user__is_active")
+        .first()
+    )
+    if held is not None and not held[1]:
+        raise NotAllowed(
+            _("This account was deactivated: it can no longer decide requests.")
+        )
+    if held is None or held[0] not in DECIDING_ROLES:
+        raise NotAllowed(
+            _("You no longer have a role at this gym that decides its requests.")
+        )
 
 
 def _tell_member(
@@ -111,6 +135,7 @@ def _decide(
     call = pending_action_for_staff(action_id=action_id, user=user)
     now = timezone.now()
     with transaction.atomic():
+        decider_checked(user=user, business_id=call.business_id)
         changed = tool_call_decide(
             call_id=call.pk, to=to, actor=user, reason=reason, now=now
         )
@@ -187,6 +212,7 @@ def pending_action_correct(
     }
     now = timezone.now()
     with transaction.atomic():
+        decider_checked(user=user, business_id=call.business_id)
         new = tool_call_correct(
             call=call, arguments=corrected, actor=user, difference=difference
         )
@@ -312,12 +338,16 @@ def handoff_settle(
 ) -> Handoff:
     """Record what actually happened with a case (``tools``' one service), tell
     the gym's own tools (``handoff.resolved``), then the member."""
+    if not user.is_active:  # the case's business is checked by its role below
+        raise NotAllowed(
+            _("This account was deactivated: it can no longer decide requests.")
+        )
     with transaction.atomic():
         handoff = handoff_resolve(
             handoff_id=handoff_id,
-            business_ids=StaffRole.objects.filter(user_id=user.pk).values(
-                "business_id"
-            ),
+            business_ids=StaffRole.objects.filter(
+                user_id=user.pk, role__in=DECIDING_ROLES, user__is_active=True
+            ).values("business_id"),
             user=user,
             resolution=resolution,
             note=note,

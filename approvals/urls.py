@@ -6,6 +6,7 @@ app_name = "approvals"
 
 urlpatterns = [
     path("", views.inbox, name="inbox"),
+    path("link/page/<str:key>", links.link_page, name="link-page"),
     path("link/<str:token>", links.link, name="link"),
     path("notifications", preferences.preferences, name="preferences"),
     path("approve-selected", views.approve_selected, name="approve-selected"),

@@ -52,7 +52,7 @@ from approvals.services import (
     pending_action_for_staff,
     pending_action_reject,
 )
-from gymnasia.errors import Conflict, InvalidValue, NotFound
+from gymnasia.errors import Conflict, InvalidValue, NotAllowed, NotFound
 from gymnasia.text import choice_labels
 from tools.models import Handoff, ToolCallLog
 from tools.presentation import (
@@ -196,7 +196,7 @@ def decide(request: HtmxHttpRequest, action_id: str, decision: str) -> HttpRespo
         service(action_id=action_id, user=user, reason=reason)
     except NotFound:
         raise Http404 from None
-    except InvalidValue as problem:
+    except (InvalidValue, NotAllowed) as problem:
         # Nothing was decided; the whole page says why.
         messages.warning(request, str(problem))
         if request.htmx:
@@ -246,7 +246,7 @@ def correct(request: HtmxHttpRequest, action_id: str) -> HttpResponse:
         pending_action_correct(
             action_id=action.pk, user=user, arguments=form.arguments()
         )
-    except (Conflict, InvalidValue) as problem:
+    except (Conflict, InvalidValue, NotAllowed) as problem:
         messages.warning(request, str(problem))
     else:
         messages.success(request, _("The corrected request is waiting for approval."))
@@ -265,6 +265,9 @@ def approve_selected(request: HtmxHttpRequest) -> HttpResponse:
             approved += 1
         except (NotFound, Conflict):
             continue
+        except NotAllowed as refused:  # nothing more may be decided by this person
+            messages.warning(request, str(refused))
+            break
     messages.success(
         request,
         ngettext(
@@ -337,6 +340,6 @@ def resolve(request: HtmxHttpRequest, handoff_id: str) -> HttpResponse:
         )
     except NotFound:
         raise Http404 from None
-    except (Conflict, InvalidValue) as problem:
+    except (Conflict, InvalidValue, NotAllowed) as problem:
         messages.warning(request, str(problem))
     return redirect("approvals:handoffs")

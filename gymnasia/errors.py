@@ -59,3 +59,9 @@ class Conflict(DomainError):
     """The request conflicts with the current state (a full class, an overlap)."""
 
     code = "conflict"
+
+
+class NotAllowed(DomainError):
+    """The person may not do this now (an account deactivated, a role removed)."""
+
+    code = "not_allowed"

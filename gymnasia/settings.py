@@ -8,6 +8,7 @@ and the production settings pass ``manage.py check --deploy``.
 from __future__ import annotations
 
 import base64
+import datetime
 import hashlib
 import os
 from pathlib import Path
@@ -126,6 +127,7 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "django_htmx",
     "corsheaders",
+    "axes",
     "gymnasia",
     "gymnasia.gyms",
     "gymnasia.nutrition",
@@ -152,7 +154,29 @@ MIDDLEWARE = [
     "gymnasia.middleware.XFrameOptionsMiddleware",
     "gymnasia.middleware.CSPMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    # Last, as django-axes asks: a locked-out sign-in's page says so in words.
+    "axes.middleware.AxesMiddleware",
 ]
+
+# Sign-in throttling (django-axes): after 5 wrong passwords for one username from
+# one address, that pair is locked out for 15 minutes (a success clears the
+# count); the page says so in words, and an owner lifts it in admin
+# (gymnasia.admin). Axes checks first, then Django's own backend signs in.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_FAILURE_LIMIT = 5
+AXES_COOLOFF_TIME = datetime.timedelta(minutes=15)
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_CALLABLE = "gymnasia.sign_in.locked_out_page"
+# The client's address as uvicorn gives it: a listed proxy's X-Forwarded-For only.
+AXES_CLIENT_IP_CALLABLE = "gymnasia.sign_in.client_address"
+# Its lists live in our admin, scoped to an owner's own people (gymnasia.admin).
+AXES_ENABLE_ADMIN = False
+# Failed sign-ins are kept (who, from where, when); successes are not logged.
+AXES_DISABLE_ACCESS_LOG = True
 # Django's deploy checks for these three look for its own dotted paths; the
 # subclasses above stand in, and gymnasia.W001 checks that each is listed.
 SILENCED_SYSTEM_CHECKS = ["security.W001", "security.W002", "security.W003"]
@@ -290,7 +314,11 @@ STORAGES = {
 WHITENOISE_USE_FINDERS = DEBUG
 
 # Security: production defaults, relaxed only for local development.
-SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+# Whether a request came over HTTPS is the server's to say: uvicorn believes
+# X-Forwarded-Proto, as X-Forwarded-For, only from the proxies listed in
+# FORWARDED_ALLOW_IPS (``serve``); Django reading the header itself would believe
+# it from any client.
+SECURE_PROXY_SSL_HEADER = None
 SECURE_SSL_REDIRECT = not DEBUG
 SESSION_COOKIE_SECURE = not DEBUG
 CSRF_COOKIE_SECURE = not DEBUG
@@ -333,13 +361,16 @@ LOGGING = {
         "no_announcement": {
             "()": "django.utils.log.CallbackFilter",
             "callback": _not_the_announcement,
-        }
+        },
+        # No decision link's token in a log line (Django's own warnings name the
+        # path of a refused page).
+        "link_tokens_hidden": {"()": "gymnasia.logs.LinkTokensHidden"},
     },
     "handlers": {
         "console": {
             "class": "logging.StreamHandler",
             "formatter": "plain",
-            "filters": ["no_announcement"],
+            "filters": ["no_announcement", "link_tokens_hidden"],
         }
     },
     "root": {"handlers": ["console"], "level": "INFO"},

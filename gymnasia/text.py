@@ -106,3 +106,16 @@ def text_checked_storable(text: str) -> None:
         raise InvalidValue(
             _("The text cannot contain NUL characters."), code="text_unstorable"
         )
+
+
+#: What a spreadsheet reads as the start of a formula in a CSV cell (OWASP's
+#: CSV-injection guidance).
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def csv_cell(value: Any) -> Any:
+    """A CSV cell that no spreadsheet evaluates: text starting as a formula does
+    is written after a single quote; numbers and other text as they are."""
+    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
+        return f"'{value}"
+    return value

@@ -69,6 +69,11 @@ def _refused_starts(base: str, addresses: list[str]) -> list[int]:
     import urllib.error
     import urllib.request
 
+    class NoRedirect(urllib.request.HTTPRedirectHandler):
+        def redirect_request(self, *args, **kwargs):  # the answer itself is read
+            return None
+
+    opener = urllib.request.build_opener(NoRedirect)
     statuses = []
     for address in addresses:
         request = urllib.request.Request(
@@ -82,7 +87,7 @@ def _refused_starts(base: str, addresses: list[str]) -> list[int]:
             },
         )
         try:
-            with urllib.request.urlopen(request, timeout=30) as response:
+            with opener.open(request, timeout=30) as response:
                 statuses.append(response.status)
         except urllib.error.HTTPError as refused:
             statuses.append(refused.code)
@@ -98,19 +103,20 @@ PRODUCTION = {
 
 
 @pytest.mark.parametrize(
-    ("extra", "last"),
+    ("extra", "first", "last"),
     [
-        ({}, 404),
-        (PRODUCTION, 429),
-        ({**PRODUCTION, "FORWARDED_ALLOW_IPS": "127.0.0.1"}, 404),
+        ({}, 404, 404),
+        (PRODUCTION, 301, 301),
+        ({**PRODUCTION, "FORWARDED_ALLOW_IPS": "127.0.0.1"}, 404, 404),
     ],
     ids=["debug-trusts-loopback", "production-trusts-no-one", "production-listed"],
 )
-def test_only_a_listed_proxy_may_say_whose_request_it_is(tmp_path, extra, last):
+def test_only_a_listed_proxy_may_say_whose_request_it_is(tmp_path, extra, first, last):
     """uvicorn believed ``X-Forwarded-For`` from any client on loopback, so the
     per-address limits could be started over from the host by claiming another
     address. Outside ``DEBUG`` no proxy is believed unless ``FORWARDED_ALLOW_IPS``
-    lists it; under ``DEBUG`` (``make run``), loopback is."""
+    lists it; under ``DEBUG`` (``make run``), loopback is. A client no one listed
+    is not believed that it came over HTTPS either: it is sent there (301)."""
     from tests.test_embedded_run import embedded_app_running
 
     with embedded_app_running(tmp_path, extra_env=extra, worker=False) as (
@@ -120,5 +126,5 @@ def test_only_a_listed_proxy_may_say_whose_request_it_is(tmp_path, extra, last):
     ):
         statuses = _refused_starts(base, ["203.0.113.1"] * 90 + ["203.0.113.2"])
 
-    assert statuses[:90] == [404] * 90
+    assert statuses[:90] == [first] * 90
     assert statuses[-1] == last

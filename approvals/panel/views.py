@@ -29,6 +29,7 @@ from approvals.panel.page import panel_context
 from approvals.panel.readiness import readiness_for, tool_automatic_switch
 from gymnasia.errors import InvalidValue, NotFound
 from gymnasia.gyms.models import Business, StaffRole
+from gymnasia.text import csv_cell
 from tools.models import AgentToolSetting, ToolCallLog
 from tools.presentation import call_status_label, tool_title, verification_label
 
@@ -98,7 +99,8 @@ class _Echo:
 
 
 def _csv_lines(period: Period) -> Iterator[str]:
-    writer = csv.writer(_Echo())
+    """The CSV's lines: every cell quoted, none a formula (``csv_cell``)."""
+    writer = csv.writer(_Echo(), quoting=csv.QUOTE_ALL)
     yield writer.writerow(CSV_COLUMNS)
     rows = (
         period.rows(ToolCallLog)
@@ -124,20 +126,17 @@ def _csv_lines(period: Period) -> Iterator[str]:
         ms,
         finished,
     ) in rows.iterator(chunk_size=2000):
-        yield writer.writerow(
-            [
-                timezone.localtime(created, period.zone).isoformat(),
-                f"{tool_title(tool)} ({tool})",
-                call_status_label(status),
-                verification_label(verification) if verification else "",
-                key,
-                attempts,
-                "" if ms is None else round(ms, 1),
-                timezone.localtime(finished, period.zone).isoformat()
-                if finished
-                else "",
-            ]
-        )
+        cells = [
+            timezone.localtime(created, period.zone).isoformat(),
+            f"{tool_title(tool)} ({tool})",
+            call_status_label(status),
+            verification_label(verification) if verification else "",
+            key,
+            attempts,
+            "" if ms is None else round(ms, 1),
+            timezone.localtime(finished, period.zone).isoformat() if finished else "",
+        ]
+        yield writer.writerow([csv_cell(cell) for cell in cells])
 
 
 @require_GET

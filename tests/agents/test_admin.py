@@ -12,6 +12,7 @@ from io import StringIO
 
 import pytest
 from django.core.management import call_command
+from django.http import HttpRequest
 
 from agents.models import Agent
 from tests.admin_forms import form_data, inline_prefix_for
@@ -29,7 +30,7 @@ def demo(client):
     out = StringIO()
     call_command("seed_demo", stdout=out)
     _, username, password = out.getvalue().splitlines()[0].split(" ")
-    assert client.login(username=username, password=password)
+    assert client.login(request=HttpRequest(), username=username, password=password)
     return client
 
 
@@ -188,7 +189,7 @@ def test_staff_read_agents_but_cannot_change_them(client):
     out = StringIO()
     call_command("seed_demo", stdout=out)
     _, username, password = out.getvalue().splitlines()[1].split(" ")
-    client.login(username=username, password=password)
+    client.login(request=HttpRequest(), username=username, password=password)
     agent = Agent.objects.get()
     assert client.get(f"/admin/agents/agent/{agent.pk}/change/").status_code == 200
     response = client.post(f"/admin/agents/agent/{agent.pk}/change/", {"name": "x"})

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import time
+import uuid
 
 import pytest
 import time_machine
@@ -28,7 +29,7 @@ def _read(client, started, **params):
 
 def _filled(started, count):
     """``count`` messages of the conversation, alternately the member's and the
-    assistant's, oldest first: their ids."""
+    assistant's, oldest first: their public ids."""
     conversation = Conversation.objects.get(pk=started.json()["conversation"])
     Message.objects.bulk_create(
         Message(
@@ -39,10 +40,10 @@ def _filled(started, count):
         for n in range(count)
     )
     return [
-        str(pk)
-        for pk in Message.objects.filter(conversation=conversation)
+        str(public_id)
+        for public_id in Message.objects.filter(conversation=conversation)
         .order_by("pk")
-        .values_list("pk", flat=True)
+        .values_list("public_id", flat=True)
     ]
 
 
@@ -117,9 +118,17 @@ LIMIT = "'limit' must be a whole number from 1 to 100."
         ({"limit": "diez"}, LIMIT),
         ({"limit": "-5"}, LIMIT),
         ({"limit": " 5"}, LIMIT),
-        ({"after": "1", "before": "2"}, "Give 'after' or 'before', not both."),
+        (
+            {"after": str(uuid.uuid4()), "before": str(uuid.uuid4())},
+            "Give 'after' or 'before', not both.",
+        ),
         ({"after": "x"}, "'after' must be a message id."),
         ({"before": "1.5"}, "'before' must be a message id."),
+        ({"after": "12"}, "'after' must be a message id."),  # a row's own id
+        (
+            {"before": str(uuid.uuid4())},
+            "'before' names no message of this conversation.",
+        ),
     ],
 )
 def test_a_read_asked_wrongly_is_a_clear_400(client, agent, params, detail, row_counts):
@@ -216,3 +225,33 @@ def test_every_429_says_when_to_try_again(client, agent, monkeypatch):
     for refused in refusals:
         assert refused.json()["error"] == "rate_limited"
         assert 1 <= int(refused["Retry-After"]) <= 60
+
+
+def test_message_ids_are_opaque_and_tell_nothing_of_other_conversations(client, agent):
+    """A message's id was the row's, one counter across every gym: any visitor
+    read from two of them how many messages the whole installation held."""
+    first, second = start(client, agent), start(client, agent)
+    _filled(first, 3)
+    _filled(second, 3)
+
+    ids = _ids(_read(client, first)) + _ids(_read(client, second))
+    rows = {str(pk) for pk in Message.objects.values_list("pk", flat=True)}
+
+    assert len(set(ids)) == 6
+    assert all(str(uuid.UUID(i)) == i for i in ids)
+    assert not rows & set(ids)
+
+
+def test_another_conversations_message_is_no_place_to_read_from(
+    client, agent, row_counts
+):
+    first, second = start(client, agent), start(client, agent)
+    _filled(first, 3)
+    theirs = _filled(second, 3)
+    before = row_counts()
+
+    response = _read(client, first, after=theirs[0])
+
+    assert response.status_code == 400
+    assert response.json()["detail"] == "'after' names no message of this conversation."
+    assert row_counts() == before

@@ -9,6 +9,7 @@ import datetime
 from decimal import Decimal
 
 import pytest
+from django.http import HttpRequest
 from django.utils import timezone
 
 from agents.budget import Budget, Spend, budget_state, month_start
@@ -205,7 +206,7 @@ def test_owners_are_warned_in_admin_from_80_percent(client, fake, settings):
     used = budget_state_of(agent, tokens=10**9).spent.tokens
     _, logins = seeded("openai", "gpt-5-mini")  # the same demo: its logins
     username, password = logins["owner"].split(" ")
-    assert client.login(username=username, password=password)
+    assert client.login(request=HttpRequest(), username=username, password=password)
 
     agent.monthly_token_budget = used * 2  # half used: no warning
     agent.save()

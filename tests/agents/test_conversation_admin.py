@@ -11,6 +11,7 @@ from asgiref.sync import async_to_sync
 from django.contrib.auth.models import User
 from django.core.management import call_command
 from django.db import connection
+from django.http import HttpRequest
 from django.test.utils import CaptureQueriesContext
 
 from agents.conversations import conversation_start
@@ -56,7 +57,7 @@ def test_the_timeline_shows_each_tool_calls_decisions(client, seeded, role, sett
     settings.LANGUAGE_CODE = "en"
     conversation, lines = seeded
     username, password = lines[role].split(" ")
-    assert client.login(username=username, password=password)
+    assert client.login(request=HttpRequest(), username=username, password=password)
     page = client.get(f"/admin/agents/conversation/{conversation.pk}/change/")
     assert page.status_code == 200
     html = page.content.decode()
@@ -70,7 +71,7 @@ def test_the_timeline_shows_each_tool_calls_decisions(client, seeded, role, sett
 def test_the_timeline_names_who_said_each_line_in_the_readers_language(client, seeded):
     conversation, lines = seeded
     username, password = lines["staff"].split(" ")
-    assert client.login(username=username, password=password)
+    assert client.login(request=HttpRequest(), username=username, password=password)
     url = f"/admin/agents/conversation/{conversation.pk}/change/"
 
     spanish = client.get(url, headers={"Accept-Language": "es"}).content.decode()
@@ -157,7 +158,7 @@ def test_the_timeline_shows_steps_recorded_after_the_call(client, seeded, settin
         note="Booked at the desk.",
     )
     username, password = lines["owner"].split(" ")
-    assert client.login(username=username, password=password)
+    assert client.login(request=HttpRequest(), username=username, password=password)
 
     page = client.get(f"/admin/agents/conversation/{conversation.pk}/change/")
 
@@ -221,7 +222,7 @@ def test_a_call_recorded_without_a_duration_shows_none_taken(client, seeded, set
 
 def _login(client, lines, role: str) -> None:
     username, password = lines[role].split(" ")
-    assert client.login(username=username, password=password)
+    assert client.login(request=HttpRequest(), username=username, password=password)
 
 
 def _long_conversation(messages: int) -> Conversation:

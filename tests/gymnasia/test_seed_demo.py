@@ -9,6 +9,7 @@ from io import StringIO
 import pytest
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
+from django.http import HttpRequest
 from django.utils import timezone
 
 from agents.demo import demo_agent
@@ -102,7 +103,7 @@ def test_seed_demo_members_have_a_long_active_membership_without_freeze():
 def test_seed_demo_owner_signs_in_to_admin_and_sees_the_catalog(client):
     owner_line = seed().splitlines()[0]
     _, username, password = owner_line.split(" ")
-    assert client.login(username=username, password=password)
+    assert client.login(request=HttpRequest(), username=username, password=password)
     page = client.get("/admin/nutrition/food/", {"q": "arroz"})
     assert page.status_code == 200
     assert "Arroz blanco (cocido)" in page.content.decode()
@@ -119,7 +120,9 @@ def test_seed_demo_logins_work_again_after_their_accounts_were_deactivated(clien
 
     for line in lines:
         _, username, password = line.split(" ")
-        assert client.login(username=username, password=password), line
+        assert client.login(
+            request=HttpRequest(), username=username, password=password
+        ), line
         client.logout()
 
 
