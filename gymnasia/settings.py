@@ -177,6 +177,8 @@ AXES_CLIENT_IP_CALLABLE = "gymnasia.sign_in.client_address"
 AXES_ENABLE_ADMIN = False
 # Failed sign-ins are kept (who, from where, when); successes are not logged.
 AXES_DISABLE_ACCESS_LOG = True
+# No banner of its version at every start of a process.
+AXES_VERBOSE = False
 # Django's deploy checks for these three look for its own dotted paths; the
 # subclasses above stand in, and gymnasia.W001 checks that each is listed.
 SILENCED_SYSTEM_CHECKS = ["security.W001", "security.W002", "security.W003"]
