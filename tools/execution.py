@@ -28,6 +28,7 @@ from gymnasia.gyms.models import Business, Member
 from tools.calls import MAX_ATTEMPTS, tool_call_late, tool_call_record
 from tools.context import CallContext, ClientFactory, Trace, configured_clients
 from tools.integrations.errors import (
+    FailedForMember,
     IntegrationFailed,
     IntegrationUnavailable,
     NotDelivered,
@@ -135,6 +136,8 @@ def _run(
         if tool.is_write and isinstance(error, OutcomeUnknown):
             return unknown(Handoff.Cause.NO_ANSWER)
         return finish(UNAVAILABLE, {"message": _unavailable_message(tool)})
+    except FailedForMember as error:  # told in the member's words
+        return finish(FAILED, {"message": str(error), "refusals": [error.refusal()]})
     except IntegrationFailed:
         return finish(
             FAILED, {"message": "The request failed and nothing was changed."}
@@ -308,6 +311,9 @@ def checked_before_approval(
         except (IntegrationUnavailable, NotDelivered, OutcomeUnknown) as error:
             trace.step("checked", error=_error_name(error))
             return UNAVAILABLE, {"message": _unavailable_message(tool)}
+        except FailedForMember as error:
+            trace.step("checked", error=_error_name(error))
+            return FAILED, {"message": str(error), "refusals": [error.refusal()]}
         except Exception as error:  # a check never acts: nothing was done
             trace.step("checked", error=_error_name(error))
             return FAILED, {
