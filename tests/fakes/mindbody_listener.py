@@ -88,7 +88,7 @@ def _decode_body(raw: bytes, content_type: str) -> tuple[Any, str | None]:
     if not raw:
         return None, None
     media_type = content_type.split(";")[0].strip().lower()
-    if media_type != "application/json":
+    if media_type not in ("application/json", "text/json"):
         return None, f"The request body must be JSON, not '{media_type}'."
     try:
         return json.loads(raw.decode("utf-8")), None

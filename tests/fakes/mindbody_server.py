@@ -14,8 +14,9 @@ response models (``PaginationResponse``, ``Class``, ``Visit``,
 What the document does not say, and what the fake chose:
 
 * Error statuses and codes. The document gives only the envelope
-  ``{"Error": {"Message", "Code"}}`` and examples of codes; the codes served are
-  from Mindbody's published code names: a missing or wrong ``Api-Key`` is 401
+  ``{"Error": {"Message", "Code"}}`` (``ApiError``) and two example codes; the
+  codes served are names from Mindbody's list of error codes, and which status
+  and code answer which case is the fake's choice: a missing or wrong ``Api-Key`` is 401
   ``DeniedAccess``; a missing or foreign ``SiteId`` 400 ``InvalidSiteId``; a
   missing, unknown or expired staff token 401 ``DeniedAccess`` (messages
   differ); wrong staff credentials at ``/usertoken/issue`` 401
@@ -33,30 +34,43 @@ What the document does not say, and what the fake chose:
 * Paging. ``request.limit`` defaults to 100 (the document) and is capped at 200;
   ``request.offset`` is the number of records skipped.
 * Date-times. The document types them ``date-time`` and, on visits, says UTC;
-  the live API writes site-local times without an offset. The fake writes
+  the live API is known to write site-local times without an offset. The fake writes
   site-local without offset by default (``datetime_style = "local"``, the site's
   ``TimeZone``) or UTC with ``Z`` (``datetime_style = "utc"``); a query
   date-time without offset is read as site-local. ``IssueResponse.Expires`` is
   UTC (without ``Z`` in the local style, with it in the utc style).
 * Tokens. ``Authorization`` takes the ``AccessToken`` as issued or prefixed with
   ``Bearer ``. Endpoints reading or changing a client's data need it; the site
-  and the class list work without one but refuse a bad one.
+  and the class list work without one but refuse a bad one. ``SiteId`` is
+  required everywhere except ``GET /site/sites``, which the document lists
+  without it (a foreign id in ``request.siteIds`` gives an empty ``Sites``).
+* The class list filters ``request.startDateTime``/``request.endDateTime`` by
+  the class's site-local date only, as the document notes; both default to
+  today.
+* Cancelling: ``LateCancel`` true keeps the visit, ``LateCancelled`` true (still
+  in the class's and the client's visits, out of ``roster``); false removes it
+  and gives the session back to the pricing option.
+* Suspending a contract: ``POST /client/suspendcontract`` sets the contract's
+  ``AutopayStatus`` to "Suspended", the only field of ``ClientContract`` able
+  to show it (the model has no suspension dates); ``suspensions`` keeps the
+  bodies.
 * Strictness. Unknown query parameters and body fields are refused (400) so a
   misspelt or mis-cased name fails instead of being ignored as Mindbody would;
   the path must be spelt as the document spells it (lower case).
 * ``addclienttoclass`` is documented with request deduplication; the fake has
   none, so a repeated request books again (or meets ``ClientIsAlreadyBooked``).
+* ``usertoken/renew`` adds a lifetime (7 times at most); ``revoke`` ends it.
 
 Interface (stable; additions only)::
 
-    fake = MindbodyFake()            # or ``with running_mindbody() as fake``
-    fake.start(); fake.close()       # (the context manager does both)
+    fake = MindbodyFake(); fake.start(); ...; fake.close()  # or running_mindbody()
     fake.base_url                    # "http://127.0.0.1:<port>/public/v6"
     fake.site_id, fake.api_key, fake.staff_username, fake.staff_password
     fake.time_zone                   # the site's IANA zone, "Europe/Madrid"
     fake.datetime_style              # "local" (default) or "utc"
     fake.token_lifetime              # seconds, 24 h by default
-    fake.staff_denied                # True: client endpoints answer 403
+    fake.staff_denied                # True: /class/ and /client/ answer 403
+    fake.clients, fake.classes, fake.visits, fake.contracts   # the state
     fake.add_client(client_id="100015", first_name=..., last_name=...,
                     email=None, mobile_phone=None, can_pay=True) -> str
     fake.add_class(class_id=None, name="Spinning", start=<aware>, end=None,
@@ -93,11 +107,10 @@ import itertools
 import secrets
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from contextlib import contextmanager
-from datetime import UTC, date, datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
-from zoneinfo import ZoneInfo
 
 import pytest
 
@@ -107,16 +120,18 @@ from tests.fakes.mindbody_data import (
     Contract,
     Membership,
     Service,
-    Staff,
     Visit,
     WaitlistEntry,
-    Wire,
 )
 from tests.fakes.mindbody_endpoints import ROUTES, Endpoints
 from tests.fakes.mindbody_listener import API_PREFIX, MindbodyListener
+from tests.fakes.mindbody_setup import SiteSetup
 from tests.fakes.mindbody_wire import Refusal, Request, Response, error
 
 __all__ = ["MindbodyFake", "mindbody_fake", "mindbody_settings", "running_mindbody"]
+
+#: Paths whose answers a staff user without permission is refused.
+_DATA = ("/class/", "/client/")
 
 FAULT_MODES = frozenset(
     {
@@ -131,7 +146,7 @@ FAULT_MODES = frozenset(
 )
 
 
-class MindbodyFake(Endpoints, MindbodyListener):
+class MindbodyFake(SiteSetup, Endpoints, MindbodyListener):
     """An in-memory Mindbody site served over HTTP on 127.0.0.1."""
 
     def __init__(self, *, site_id: str = "-99", time_zone: str = "Europe/Madrid"):
@@ -157,6 +172,7 @@ class MindbodyFake(Endpoints, MindbodyListener):
 
         self._lock = threading.RLock()
         self._tokens: dict[str, float] = {}
+        self._renewals: dict[str, int] = {}
         self._faults: list[dict[str, Any]] = []
         self._ids = itertools.count(1001)
 
@@ -169,175 +185,6 @@ class MindbodyFake(Endpoints, MindbodyListener):
     def refuse_connections(self, seconds: float) -> None:
         """Refuse every TCP connection for ``seconds`` (nothing listens)."""
         self.refuse_for(seconds)
-
-    # ---------------------------------------------------------------- set-up
-
-    @property
-    def zone(self) -> ZoneInfo:
-        return ZoneInfo(self.time_zone)
-
-    def _wire(self) -> Wire:
-        return Wire(self.zone, self.datetime_style, int(self.site_id))
-
-    def _next_id(self) -> int:
-        return next(self._ids)
-
-    def add_client(
-        self,
-        *,
-        client_id: str | None = None,
-        first_name: str = "Ana",
-        last_name: str = "García",
-        email: str | None = None,
-        mobile_phone: str | None = None,
-        can_pay: bool = True,
-    ) -> str:
-        """A client; ``can_pay`` gives them a 10-class pass to pay bookings."""
-        with self._lock:
-            unique = self._next_id()
-            client_id = client_id or str(100000 + unique)
-            if client_id in self.clients:
-                raise ValueError(f"client {client_id!r} exists")
-            self.clients[client_id] = Client(
-                id=client_id,
-                unique_id=unique,
-                first_name=first_name,
-                last_name=last_name,
-                email=email,
-                mobile_phone=mobile_phone,
-                created=datetime.now(UTC),
-            )
-            if can_pay:
-                today = datetime.now(self.zone).date()
-                self.services.append(
-                    Service(
-                        id=self._next_id(),
-                        client_id=client_id,
-                        product_id=501,
-                        name="10 Class Pass",
-                        count=10,
-                        remaining=10,
-                        active_date=today - timedelta(days=30),
-                        expiration_date=today + timedelta(days=335),
-                        program_id=1,
-                    )
-                )
-        return client_id
-
-    def add_class(
-        self,
-        *,
-        class_id: int | None = None,
-        name: str = "Spinning",
-        start: datetime,
-        end: datetime | None = None,
-        capacity: int = 10,
-        booked_by: Sequence[str] = (),
-        staff_name: str = "Alex Trainer",
-        description_id: int | None = None,
-        waitlist_size: int = 0,
-    ) -> int:
-        """A scheduled class; ``booked_by`` are clients already in it (unpaid)."""
-        if start.tzinfo is None:
-            raise ValueError("start must be an aware datetime")
-        first, _, last = staff_name.partition(" ")
-        with self._lock:
-            class_id = class_id if class_id is not None else self._next_id()
-            if class_id in self.classes:
-                raise ValueError(f"class {class_id} exists")
-            record = ClassRecord(
-                id=class_id,
-                schedule_id=class_id + 500000,
-                description_id=description_id or 200 + len(self.classes),
-                name=name,
-                start=start,
-                end=end or start + timedelta(hours=1),
-                capacity=capacity,
-                staff=Staff(id=100000001, first_name=first, last_name=last),
-                location_id=1,
-                location_name="Main studio",
-                program_id=1,
-                modified=datetime.now(UTC),
-                waitlist_size=waitlist_size,
-            )
-            self.classes[class_id] = record
-            for client_id in booked_by:
-                client = self.clients.get(client_id)
-                if client is None:
-                    raise ValueError(f"unknown client {client_id!r}")
-                self._book(record, client, None)
-        return class_id
-
-    def cancel_class(self, class_id: int) -> None:
-        """Mark a class cancelled by the studio (``IsCanceled``)."""
-        with self._lock:
-            self.classes[class_id].canceled = True
-
-    def add_contract(
-        self,
-        *,
-        client_id: str,
-        contract_id: int | None = None,
-        name: str = "Monthly membership",
-        start: date,
-        end: date,
-    ) -> int:
-        """A contract sold to the client; returns its ``Id`` (the sale's)."""
-        with self._lock:
-            client = self.clients[client_id]
-            sale_id = contract_id if contract_id is not None else self._next_id()
-            self.contracts[sale_id] = Contract(
-                id=sale_id,
-                contract_id=300 + len(self.contracts),
-                client_id=client_id,
-                unique_client_id=client.unique_id,
-                name=name,
-                start=start,
-                end=end,
-                agreement_date=start,
-            )
-        return sale_id
-
-    def add_membership(
-        self,
-        *,
-        client_id: str,
-        membership_id: int | None = None,
-        name: str = "Unlimited membership",
-        start: date,
-        end: date,
-    ) -> int:
-        """A membership the client holds; returns its ``Id``."""
-        with self._lock:
-            if client_id not in self.clients:
-                raise ValueError(f"unknown client {client_id!r}")
-            record = Membership(
-                id=self._next_id(),
-                membership_id=membership_id or 400 + len(self.memberships),
-                client_id=client_id,
-                name=name,
-                start=start,
-                end=end,
-                program_id=1,
-                count=0,
-                remaining=0,
-            )
-            self.memberships.append(record)
-        return record.id
-
-    def _book(self, record: ClassRecord, client: Client, service: Service | None):
-        visit = Visit(
-            id=self._next_id() + 90000000,
-            class_id=record.id,
-            client_id=client.id,
-            unique_client_id=client.unique_id,
-            service=service,
-            modified=datetime.now(UTC),
-        )
-        self.visits.append(visit)
-        return visit
-
-    # ---------------------------------------------------------- observations
 
     def _record(self, entry: dict[str, Any]) -> None:
         with self._lock:
@@ -425,7 +272,7 @@ class MindbodyFake(Endpoints, MindbodyListener):
         route = ROUTES.get(request.path)
         if route is None:
             return error(404, "NotFound", "No HTTP resource matches the request.")
-        method, handler_name, token_mode = route
+        method, handler_name, token_mode, needs_site = route
         if request.method != method:
             return error(405, "MethodNotAllowed", "The method is not allowed here.")
         fault = self._take_fault(request)
@@ -433,7 +280,9 @@ class MindbodyFake(Endpoints, MindbodyListener):
         if early is not None:
             return early
         try:
-            self._authenticate(request, token_mode)
+            self._check_key_and_site(request, needs_site)
+            if token_mode != "ignored":
+                self._check_token(request, token_mode == "required")
             response: Response = getattr(self, handler_name)(request)
         except Refusal as refusal:
             response = refusal.response
@@ -471,14 +320,16 @@ class MindbodyFake(Endpoints, MindbodyListener):
             return error(401, "DeniedAccess", "The access token has expired.")
         return None
 
-    def _authenticate(self, request: Request, token_mode: str) -> None:
-        """Check ``Api-Key``, ``SiteId`` and the staff token: ``"required"``,
-        ``"optional"`` (checked only when sent) or ``"ignored"``."""
+    def _check_key_and_site(self, request: Request, needs_site: bool) -> None:
+        """``Api-Key`` must be this site's key; ``SiteId`` this site, where the
+        document requires the header."""
         key = request.header("Api-Key")
         if not key:
             raise Refusal(error(401, "DeniedAccess", "Missing API key."))
         if not secrets.compare_digest(key.encode(), self.api_key.encode()):
             raise Refusal(error(401, "DeniedAccess", "Invalid API key."))
+        if not needs_site:
+            return
         site = request.header("SiteId")
         if not site:
             raise Refusal(error(400, "InvalidSiteId", "Missing SiteId header."))
@@ -486,26 +337,34 @@ class MindbodyFake(Endpoints, MindbodyListener):
             raise Refusal(
                 error(400, "InvalidSiteId", f"Site {site} not found or not activated.")
             )
+
+    def _presented_token(self, request: Request) -> str | None:
+        """The token in ``Authorization``, as issued or after ``Bearer ``."""
         authorization = request.header("Authorization")
-        if token_mode == "ignored":
-            return
-        needs_token = token_mode == "required"
         if authorization is None:
-            if needs_token:
+            return None
+        token = authorization.strip()
+        if token[:7].lower() == "bearer ":
+            token = token[7:].strip()
+        return token
+
+    def _check_token(self, request: Request, required: bool) -> None:
+        """A sent token must be live; a required one must be sent. A staff user
+        without permission (``staff_denied``) is refused the site's data."""
+        token = self._presented_token(request)
+        if token is None:
+            if required:
                 raise Refusal(
                     error(401, "DeniedAccess", "A staff user token is required.")
                 )
             return
-        token = authorization.strip()
-        if token[:7].lower() == "bearer ":
-            token = token[7:].strip()
         with self._lock:
             expires = self._tokens.get(token)
         if expires is None:
             raise Refusal(error(401, "DeniedAccess", "Invalid access token."))
         if expires <= time.time():
             raise Refusal(error(401, "DeniedAccess", "The access token has expired."))
-        if needs_token and self.staff_denied:
+        if required and self.staff_denied and request.path.startswith(_DATA):
             raise Refusal(
                 error(403, "DeniedAccess", "The staff user lacks this permission.")
             )

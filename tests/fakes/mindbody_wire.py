@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from datetime import date, datetime, time, timedelta
+from datetime import date, datetime, time
 from typing import Any, TypeAlias
 from zoneinfo import ZoneInfo
 
@@ -18,6 +18,7 @@ Query: TypeAlias = dict[str, list[str]]
 
 DEFAULT_LIMIT = 100
 MAX_LIMIT = 200
+PAGING = frozenset({"request.limit", "request.offset"})
 
 
 class Refusal(Exception):
@@ -78,6 +79,34 @@ def error(status: int, code: str, message: str) -> Response:
 def invalid(message: str) -> Refusal:
     """A 400 ``InvalidParameter`` refusal, raised by parameter checks."""
     return Refusal(error(400, "InvalidParameter", message))
+
+
+def ok(payload: dict[str, Any]) -> Response:
+    """A 200 with ``payload``."""
+    return json_response(200, payload)
+
+
+def json_body(request: Request, types: dict[str, type | tuple[type, ...]]) -> dict:
+    """The JSON object body, every field one the document names, of its type.
+
+    ``None`` is accepted for any field (JSON null: the field left out).
+    """
+    if request.body_error is not None:
+        raise invalid(request.body_error)
+    body = request.body
+    if not isinstance(body, dict):
+        raise invalid("The request body must be a JSON object.")
+    for name, value in body.items():
+        expected = types.get(name)
+        if expected is None:
+            raise invalid(f"The field '{name}' is not accepted here.")
+        if value is None:
+            continue
+        allowed = expected if isinstance(expected, tuple) else (expected,)
+        wrong_bool = isinstance(value, bool) and bool not in allowed
+        if wrong_bool or not isinstance(value, allowed):
+            raise invalid(f"The value of '{name}' is not valid.")
+    return body
 
 
 # ------------------------------------------------------------------ query params
@@ -212,10 +241,3 @@ def wire_date(day: date | None) -> str | None:
     if day is None:
         return None
     return datetime.combine(day, time()).isoformat(timespec="seconds")
-
-
-def end_of_day(moment: datetime, zone: ZoneInfo) -> datetime:
-    """The last instant of ``moment``'s site-local day."""
-    local = moment.astimezone(zone)
-    start = datetime.combine(local.date(), time(), tzinfo=zone)
-    return start + timedelta(days=1) - timedelta(microseconds=1)
