@@ -22,7 +22,8 @@ from typing import Any
 from django.utils.translation import gettext_lazy as _
 
 from gymnasia.gyms.models import Member
-from tools.integrations.sources import BUILT_IN, tool_source
+from tools.integrations.mindbody import STAYS_BUILT_IN
+from tools.integrations.sources import BUILT_IN, tool_source, vendor_serving
 from tools.models import AgentToolSetting, Integration
 from tools.registry import ToolRegistry, published_registry
 from tools.types import Mode, ToolSpec
@@ -68,6 +69,8 @@ class ToolSelection:
     registry: ToolRegistry | None = None
     #: Where each tool acts: ``built_in``, or the gym's own software serving it.
     sources: dict[str, str] = field(default_factory=dict)
+    #: Why a tool of a kind the gym's software serves stays built in.
+    notes: dict[str, str] = field(default_factory=dict)
 
     def specs(self) -> list[ToolSpec]:
         registry = self.registry or published_registry()
@@ -103,6 +106,8 @@ def offered_tools(
         # A kind the gym's own software serves is as healthy as that software.
         source = tool_source(tool.name, tool.integration, rows)
         selection.sources[tool.name] = source
+        if source == BUILT_IN and vendor_serving(tool.integration, rows):
+            selection.notes[tool.name] = str(STAYS_BUILT_IN.get(tool.name, ""))
         served_by = tool.integration if source == BUILT_IN else source
         status = rows.get(served_by, ("", {}))[0] if served_by else "connected"
         setting = settings.get(tool.name)

@@ -305,7 +305,8 @@ class MindbodyClient:
                 return
 
     def health(self) -> None:
-        """Raises when a user token cannot be issued or the site cannot be read."""
+        """Raises when a user token cannot be issued, the site cannot be read, or
+        the staff user may not read the site's clients."""
         token.forget(self)
         found = self.send(
             "GET", "/site/sites", params={"request.siteIds": self.connection.site_id}
@@ -313,3 +314,7 @@ class MindbodyClient:
         ids = {str(site.get("Id")) for site in found.get("Sites") or []}
         if str(self.connection.site_id) not in ids:
             self.refused(SITE_REFUSED)
+        # The staff user may read clients (their visits and contracts follow).
+        self.send(
+            "GET", "/client/clients", params={"request.limit": 1, "request.offset": 0}
+        )

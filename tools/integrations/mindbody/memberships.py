@@ -19,15 +19,6 @@ from gymnasia.gyms.selectors import business_today
 from tools.integrations.memberships import MembershipsClient
 from tools.integrations.mindbody.identity import MindbodyKind
 
-#: Why a tool of the kind stays on the built-in domain (the agent's page says it).
-STAYS_BUILT_IN = {
-    "freeze_membership": (
-        "Mindbody can suspend a contract, but none of its reads shows a "
-        "suspension, so a freeze could never be confirmed there: freezes stay in "
-        "Gymnasia's own memberships."
-    ),
-}
-
 
 def _day(value: Any) -> datetime.date | None:
     if not isinstance(value, str) or len(value) < 10:
