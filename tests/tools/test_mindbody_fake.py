@@ -235,7 +235,8 @@ def test_booking_and_its_refusals(api: Api) -> None:
     fake.add_client(client_id="1", first_name="Ana", last_name="Ruiz")
     fake.add_client(client_id="2", first_name="Bea", last_name="Sanz", can_pay=False)
     fake.add_client(client_id="3", first_name="Carla", last_name="Vidal")
-    class_id = fake.add_class(start=_soon(), capacity=2)
+    start = _soon()
+    class_id = fake.add_class(start=start, capacity=2)
 
     booked = api.post(
         ADD, {"ClientId": "1", "ClassId": class_id, "RequirePayment": True}
@@ -267,6 +268,20 @@ def test_booking_and_its_refusals(api: Api) -> None:
     full = api.post(ADD, {"ClientId": "2", "ClassId": class_id})
     assert _code(full) == (400, "ClassSignUpsFull")
     assert fake.roster(class_id) == ["1", "3"]
+    day = start.astimezone(api.fake.zone).date().isoformat()
+    seen = api.get(
+        "/class/classes",
+        **{
+            "request.startDateTime": day,
+            "request.endDateTime": day,
+            "request.clientId": "1",
+        },
+    ).json()["Classes"][0]
+    assert (seen["IsEnrolled"], seen["IsAvailable"], seen["TotalBooked"]) == (
+        True,
+        False,
+        2,
+    )
     visits = api.get("/class/classvisits", **{"request.classID": class_id}).json()
     assert [visit["ClientId"] for visit in visits["Class"]["Visits"]] == ["1", "3"]
     assert fake.count("POST", ADD) == 8
