@@ -204,6 +204,17 @@ class ClassEndpoints:
                         f"Client {client.id} is already booked into class {record.id}.",
                     )
                 )
+            if any(
+                entry.class_id == record.id and entry.client_id == client.id
+                for entry in self.waitlist
+            ):
+                raise Refusal(
+                    error(
+                        400,
+                        "ClientIsAlreadyOnWaitlist",
+                        f"Client {client.id} is on the waiting list of class {record.id}.",
+                    )
+                )
             wire = self._wire()
             if len(booked) >= record.capacity:
                 if body.get("Waitlist") and record.waitlist_size > self._waiting(
@@ -302,5 +313,3 @@ class ClassEndpoints:
                     if visit.service is not None:
                         visit.service.remaining += 1
             return ok({"Class": self._class_out(record)})
-
-    # ----------------------------------------------------------------- clients

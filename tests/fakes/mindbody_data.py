@@ -235,7 +235,9 @@ def class_json(
         "IsEnrolled": enrolled,
         "HideCancel": False,
         "Id": record.id,
+        # For the client named in the request: not one already booked.
         "IsAvailable": not record.canceled
+        and not enrolled
         and total < record.capacity
         and record.start > now,
         "StartDateTime": wire.dt(record.start),

@@ -121,16 +121,18 @@ class _MindbodyHandler(_Handler):
             body=body,
             body_error=body_error,
         )
-        fake._record(
-            {
-                "method": request.method,
-                "path": request.path,
-                "query": request.query,
-                "headers": dict(request.headers),
-                "json": request.body,
-            }
-        )
+        entry: dict[str, Any] = {
+            "method": request.method,
+            "path": request.path,
+            "query": request.query,
+            "headers": dict(request.headers),
+            "json": request.body,
+            "status": None,
+        }
+        fake._record(entry)
         response = fake._handle(request)
+        # None stays for a response lost on purpose.
+        entry["status"] = None if response.lost else response.status
         if response.delay > 0:
             time.sleep(response.delay)
         if response.lost:

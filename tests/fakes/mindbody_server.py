@@ -56,7 +56,9 @@ What the document does not say, and what the fake chose:
   bodies.
 * Strictness. Unknown query parameters and body fields are refused (400) so a
   misspelt or mis-cased name fails instead of being ignored as Mindbody would;
-  the path must be spelt as the document spells it (lower case).
+  body fields must have the document's JSON types (``ClientId`` a string,
+  ``ClassId`` an integer, flags booleans); the path must be spelt as the
+  document spells it (lower case). The body is JSON (``application/json``).
 * ``addclienttoclass`` is documented with request deduplication; the fake has
   none, so a repeated request books again (or meets ``ClientIsAlreadyBooked``).
 * ``usertoken/renew`` adds a lifetime (7 times at most); ``revoke`` ends it.
@@ -88,9 +90,9 @@ Interface (stable; additions only)::
         # path: a refused connection carries none), "token_expired"
     fake.refuse_connections(seconds); fake.listen_again()
     fake.expire_tokens()
-    fake.requests                    # dicts: method, path (under /public/v6),
-                                     # query (name -> list), headers (lower-case
-                                     # names), json (decoded body or None)
+    fake.requests  # dicts: method, path (under /public/v6), query (name -> list),
+                   # headers (lower-case names), json (body or None), status
+                   # (None while handled, or for a response lost on purpose)
     fake.count(method, path)         # requests that reached it
     fake.roster(class_id)            # client ids booked, in booking order
     fake.suspensions                 # bodies of accepted suspendcontract calls
@@ -109,7 +111,6 @@ import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
@@ -124,6 +125,7 @@ from tests.fakes.mindbody_data import (
     WaitlistEntry,
 )
 from tests.fakes.mindbody_endpoints import ROUTES, Endpoints
+from tests.fakes.mindbody_faults import Faults
 from tests.fakes.mindbody_listener import API_PREFIX, MindbodyListener
 from tests.fakes.mindbody_setup import SiteSetup
 from tests.fakes.mindbody_wire import Refusal, Request, Response, error
@@ -133,20 +135,8 @@ __all__ = ["MindbodyFake", "mindbody_fake", "mindbody_settings", "running_mindbo
 #: Paths whose answers a staff user without permission is refused.
 _DATA = ("/class/", "/client/")
 
-FAULT_MODES = frozenset(
-    {
-        "error_500",
-        "lost_after",
-        "rate_limited",
-        "daily_limit",
-        "slow",
-        "refused",
-        "token_expired",
-    }
-)
 
-
-class MindbodyFake(SiteSetup, Endpoints, MindbodyListener):
+class MindbodyFake(SiteSetup, Faults, Endpoints, MindbodyListener):
     """An in-memory Mindbody site served over HTTP on 127.0.0.1."""
 
     def __init__(self, *, site_id: str = "-99", time_zone: str = "Europe/Madrid"):
@@ -225,46 +215,6 @@ class MindbodyFake(SiteSetup, Endpoints, MindbodyListener):
             self._tokens[token] = expires
         return token, expires
 
-    def fault(
-        self,
-        method: str,
-        path: str,
-        mode: str,
-        *,
-        times: int = 1,
-        seconds: float = 0.0,
-    ) -> None:
-        """Make the next ``times`` requests for ``method`` ``path`` misbehave."""
-        if mode not in FAULT_MODES:
-            raise ValueError(f"unknown fault mode {mode!r}")
-        if mode == "refused":
-            self.refuse_for(seconds or 1.0)
-            return
-        if path.startswith(API_PREFIX):
-            path = path[len(API_PREFIX) :]
-        with self._lock:
-            self._faults.append(
-                {
-                    "method": method.upper(),
-                    "path": path,
-                    "mode": mode,
-                    "left": times,
-                    "seconds": seconds,
-                }
-            )
-
-    def _take_fault(self, request: Request) -> dict[str, Any] | None:
-        with self._lock:
-            for fault in self._faults:
-                if (
-                    fault["left"] > 0
-                    and fault["method"] == request.method
-                    and fault["path"] == request.path
-                ):
-                    fault["left"] -= 1
-                    return dict(fault)
-        return None
-
     # ---------------------------------------------------------------- handling
 
     def _handle(self, request: Request) -> Response:  # type: ignore[override]
@@ -291,34 +241,6 @@ class MindbodyFake(SiteSetup, Endpoints, MindbodyListener):
         if fault is not None and fault["mode"] == "lost_after":
             response.lost = True
         return response
-
-    def _early_fault(self, fault: dict[str, Any] | None) -> Response | None:
-        """The answer of a fault that stops the request before any effect."""
-        if fault is None:
-            return None
-        mode = fault["mode"]
-        if mode == "error_500":
-            return error(500, "InternalError", "An unexpected error occurred.")
-        if mode == "rate_limited":
-            response = error(429, "TooManyRequests", "Too many requests.")
-            response.headers["Retry-After"] = str(int(fault["seconds"] or 1))
-            return response
-        if mode == "daily_limit":
-            now = datetime.now(UTC)
-            midnight = datetime.combine(
-                now.date() + timedelta(days=1), datetime.min.time(), UTC
-            )
-            response = error(
-                429, "DailyLimitReached", "The daily call limit has been reached."
-            )
-            response.headers["Retry-After"] = str(
-                int((midnight - now).total_seconds()) + 1
-            )
-            return response
-        if mode == "token_expired":
-            self.expire_tokens()
-            return error(401, "DeniedAccess", "The access token has expired.")
-        return None
 
     def _check_key_and_site(self, request: Request, needs_site: bool) -> None:
         """``Api-Key`` must be this site's key; ``SiteId`` this site, where the

@@ -235,7 +235,8 @@ def test_booking_and_its_refusals(api: Api) -> None:
     fake.add_client(client_id="1", first_name="Ana", last_name="Ruiz")
     fake.add_client(client_id="2", first_name="Bea", last_name="Sanz", can_pay=False)
     fake.add_client(client_id="3", first_name="Carla", last_name="Vidal")
-    class_id = fake.add_class(start=_soon(), capacity=2)
+    start = _soon()
+    class_id = fake.add_class(start=start, capacity=2)
 
     booked = api.post(
         ADD, {"ClientId": "1", "ClassId": class_id, "RequirePayment": True}
@@ -267,9 +268,58 @@ def test_booking_and_its_refusals(api: Api) -> None:
     full = api.post(ADD, {"ClientId": "2", "ClassId": class_id})
     assert _code(full) == (400, "ClassSignUpsFull")
     assert fake.roster(class_id) == ["1", "3"]
+    day = start.astimezone(api.fake.zone).date().isoformat()
+    seen = api.get(
+        "/class/classes",
+        **{
+            "request.startDateTime": day,
+            "request.endDateTime": day,
+            "request.clientId": "1",
+        },
+    ).json()["Classes"][0]
+    assert (seen["IsEnrolled"], seen["IsAvailable"], seen["TotalBooked"]) == (
+        True,
+        False,
+        2,
+    )
     visits = api.get("/class/classvisits", **{"request.classID": class_id}).json()
     assert [visit["ClientId"] for visit in visits["Class"]["Visits"]] == ["1", "3"]
     assert fake.count("POST", ADD) == 8
+
+
+def test_waiting_list_and_test_runs_change_nothing_booked(api: Api) -> None:
+    fake = api.fake
+    fake.add_client(client_id="1")
+    fake.add_client(client_id="2")
+    class_id = fake.add_class(
+        start=_soon(), capacity=1, waitlist_size=1, booked_by=["1"]
+    )
+    trial = api.post(ADD, {"ClientId": "2", "ClassId": class_id, "Test": True})
+    assert _code(trial) == (400, "ClassSignUpsFull")
+    waiting = api.post(ADD, {"ClientId": "2", "ClassId": class_id, "Waitlist": True})
+    assert waiting.json()["Visit"]["WaitlistEntryId"] > 0
+    again = api.post(ADD, {"ClientId": "2", "ClassId": class_id, "Waitlist": True})
+    assert _code(again) == (400, "ClientIsAlreadyOnWaitlist")
+    assert fake.roster(class_id) == ["1"]
+
+    open_class = fake.add_class(start=_soon())
+    checked = api.post(ADD, {"ClientId": "2", "ClassId": open_class, "Test": True})
+    assert checked.status_code == 200
+    assert fake.roster(open_class) == []
+
+
+def test_bodies_must_be_json_with_the_documented_types(api: Api) -> None:
+    api.fake.add_client(client_id="1")
+    class_id = api.fake.add_class(start=_soon())
+    as_form = api.http.post(ADD, data={"ClientId": "1", "ClassId": str(class_id)})
+    assert _code(as_form) == (400, "InvalidParameter")
+    text_id = api.post(ADD, {"ClientId": "1", "ClassId": str(class_id)})
+    assert _code(text_id) == (400, "InvalidParameter")
+    flag = api.post(ADD, {"ClientId": "1", "ClassId": class_id, "SendEmail": "yes"})
+    assert _code(flag) == (400, "InvalidParameter")
+    assert api.fake.roster(class_id) == []
+    assert [entry["status"] for entry in api.fake.requests[-3:]] == [400, 400, 400]
+    assert api.fake.requests[-1]["json"]["SendEmail"] == "yes"
 
 
 def test_cancelling_early_and_late(api: Api) -> None:
@@ -410,6 +460,7 @@ def test_lost_after_books_then_closes_without_an_answer(api: Api) -> None:
         api.post(ADD, {"ClientId": "1", "ClassId": class_id})
     assert api.fake.roster(class_id) == ["1"]
     assert api.fake.count("POST", ADD) == 1
+    assert api.fake.requests[-1]["status"] is None
 
 
 def test_rate_and_daily_limits_answer_429_with_retry_after(api: Api) -> None:
@@ -433,6 +484,13 @@ def test_slow_answers_late_and_token_expired_once(api: Api) -> None:
     with pytest.raises(httpx.ReadTimeout):
         api.fake.fault("GET", "/site/sites", "slow", seconds=1.0)
         api.http.get("/site/sites", timeout=0.2)
+
+    api.fake.add_client(client_id="1")
+    class_id = api.fake.add_class(start=_soon())
+    api.fake.fault("POST", ADD, "slow", seconds=1.0)
+    with pytest.raises(httpx.ReadTimeout):
+        api.http.post(ADD, json={"ClientId": "1", "ClassId": class_id}, timeout=0.2)
+    assert api.fake.roster(class_id) == ["1"]  # made before the slow answer
 
     api.fake.fault("GET", "/client/clients", "token_expired")
     assert _code(api.get("/client/clients")) == (401, "DeniedAccess")
