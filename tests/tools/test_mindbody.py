@@ -291,3 +291,67 @@ def test_unknown_call_arguments_never_pick_the_client(gym):
     result = gym.call("book_class", {"session_id": session, "client_id": gym.stranger})
     assert result.status == "invalid_arguments"
     assert gym.fake.count("POST", BOOK) == 0
+
+
+def test_without_the_client_id_a_member_is_matched_by_her_email(gym):
+    gym.integration.config = {**gym.integration.config, "member_id_is_client_id": False}
+    gym.integration.save()
+    gym.other_member.email = "otra.socia@example.com"
+    gym.other_member.save()
+    gym.fake.add_client(client_id="554", email="otra.socia@example.com.es")
+    by_email = str(gym.fake.add_client(client_id="555", email=gym.other_member.email))
+    session = class_at(gym.fake, gym.business, days=1, hour=18, name="Spinning")
+    result = gym.call("book_class", {"session_id": session}, member=gym.other_member)
+    assert result.status == "ok", result.payload
+    assert gym.fake.roster(session) == [by_email]
+
+
+def test_a_member_with_no_client_record_is_told_so_and_nothing_is_sent(gym):
+    gym.integration.config = {**gym.integration.config, "member_id_is_client_id": False}
+    gym.integration.save()
+    session = class_at(gym.fake, gym.business, days=1, hour=18, name="Spinning")
+    result = gym.call("book_class", {"session_id": session}, member=gym.other_member)
+    assert result.status == "not_found"
+    assert result.payload["refusals"][0]["code"] == "member_not_found"
+    assert gym.fake.count("POST", BOOK) == 0
+
+
+def test_a_gated_booking_is_checked_by_mindbody_and_books_nothing(gym):
+    session = class_at(gym.fake, gym.business, days=1, hour=18, name="Spinning")
+    full = class_at(
+        gym.fake,
+        gym.business,
+        days=1,
+        hour=19,
+        name="Yoga",
+        capacity=1,
+        booked_by=[gym.stranger],
+    )
+    gated = {"book_class": "gated"}
+    waiting = gym.call("book_class", {"session_id": session}, offered=gated)
+    assert waiting.status == "pending_approval"
+    refused = gym.call(
+        "book_class", {"session_id": full}, offered=gated, call_id="call-2"
+    )
+    assert refused.status == "invalid_arguments"
+    tests = [r["json"]["Test"] for r in gym.fake.requests if r["path"] == BOOK]
+    assert tests == [True, True]
+    assert gym.fake.roster(session) == []
+
+
+def test_the_daily_call_limit_is_unavailable_until_retry_after(gym):
+    session = class_at(gym.fake, gym.business, days=1, hour=18, name="Spinning")
+    gym.call("list_my_bookings", {})
+    gym.fake.fault("POST", BOOK, "daily_limit")
+    result = gym.call("book_class", {"session_id": session}, call_id="call-2")
+    assert result.status == "unavailable"
+    assert result.payload["verification"] == "not_applied"
+    assert gym.fake.count("POST", BOOK) == 1
+    assert gym.fake.roster(session) == []
+
+
+def test_an_address_the_operator_does_not_list_gets_nothing(gym, settings):
+    settings.MINDBODY_API_BASES = ["https://api.mindbodyonline.com/public/v6"]
+    result = gym.call("list_my_bookings", {})
+    assert result.status == "unavailable"
+    assert gym.fake.requests == []

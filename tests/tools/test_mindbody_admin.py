@@ -146,3 +146,62 @@ def test_the_failure_is_told_in_spanish(owner, mindbody_settings, settings):
     ).content.decode()
     assert "Mindbody no aceptó la conexión" in page
     assert "rechazó el nombre o la contraseña" in page
+
+
+def test_no_secret_reaches_the_verification_log_pages_or_the_logs(
+    owner, mindbody_settings, caplog
+):
+    """The canaries (the fake's key, password and the tokens it issued) appear in
+    no page an owner reads and no log line, even after faults and a handoff."""
+    import logging
+
+    from tests.tools.mindbody_world import class_at, client_of
+    from tools.dispatcher import CallContext, dispatch_tool_call
+    from tools.models import Handoff, ToolCallLog
+    from tools.registry import published_registry
+    from tools.selection import ToolPolicy
+    from tools.types import ToolCall
+
+    caplog.set_level(logging.DEBUG)
+    fake = mindbody_settings
+    agent = Agent.objects.get()
+    connect_mindbody(agent.business, fake)
+    member = agent.business.members.get(external_id="socio-1001")
+    client_of(fake, member)
+    session = class_at(fake, agent.business, days=1, hour=18, name="Spinning")
+    fake.fault("POST", "/class/addclienttoclass", "error_500")
+    context = CallContext(
+        business=agent.business,
+        member=member,
+        conversation_key="canary",
+        offered={t.name: ToolPolicy(mode="auto") for t in published_registry()},
+    )
+    dispatch_tool_call(
+        ToolCall(id="c1", name="book_class", arguments={"session_id": session}),
+        context,
+    )
+    fake.expire_tokens()
+    fake.staff_denied = True
+    dispatch_tool_call(
+        ToolCall(id="c2", name="list_my_bookings", arguments={}), context
+    )
+    pages = [
+        owner.get(url).content.decode()
+        for url in (
+            f"/admin/tools/toolcalllog/{ToolCallLog.objects.get(provider_call_id='c1').pk}/change/",
+            f"/admin/tools/toolcalllog/{ToolCallLog.objects.get(provider_call_id='c2').pk}/change/",
+            f"/admin/tools/handoff/{Handoff.objects.get().pk}/change/",
+            "/admin/tools/integration/",
+            f"/admin/tools/integration/{Integration.objects.get(kind='mindbody').pk}/change/",
+            f"/admin/agents/agent/{agent.pk}/change/",
+        )
+    ]
+    tokens = {
+        r["headers"]["authorization"].split()[-1]
+        for r in fake.requests
+        if r["headers"].get("authorization")
+    }
+    assert tokens
+    seen = "\n".join(pages) + caplog.text
+    for secret in (fake.api_key, fake.staff_password, *tokens):
+        assert secret not in seen

@@ -28,7 +28,6 @@ from typing import Any
 
 import httpx
 from django.conf import settings
-from django.core.cache import cache
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop
 
@@ -189,7 +188,7 @@ class MindbodyClient:
             self.connection.base_url, settings.MINDBODY_API_BASES
         ):
             raise NotDelivered(NOT_ALLOWED)
-        paused_until = cache.get(self._pause_key)
+        paused_until = token.cached(self._pause_key)
         if paused_until and paused_until > time.time():
             raise RateLimited(RATE_LIMITED, retry_after=paused_until - time.time())
         if not authorized:  # issuing the token: any refusal is of a credential
@@ -267,7 +266,7 @@ class MindbodyClient:
         except ValueError:
             seconds = DEFAULT_RETRY_AFTER_SECONDS
         seconds = min(max(seconds, 0.0), 24 * 3600.0)
-        cache.set(self._pause_key, time.time() + seconds, timeout=int(seconds) + 1)
+        token.cache_put(self._pause_key, time.time() + seconds, int(seconds) + 1)
         raise RateLimited(RATE_LIMITED, retry_after=seconds)
 
     def refused(self, reason: str) -> None:

@@ -8,8 +8,9 @@ accepts is forgotten, and the next call issues another.
 
 from __future__ import annotations
 
+import contextlib
 import datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from django.core.cache import cache
 from django.utils import timezone
@@ -25,6 +26,25 @@ DEFAULT_LIFETIME_SECONDS = 3600
 MARGIN_SECONDS = 60
 
 
+def cached(key: str) -> Any:
+    """A cached value, or ``None`` when the cache (Redis) cannot be read: a
+    token is then issued again, never a call failed for it."""
+    try:
+        return cache.get(key)
+    except Exception:  # any cache backend's failure
+        return None
+
+
+def cache_put(key: str, value: Any, timeout: int) -> None:
+    with contextlib.suppress(Exception):
+        cache.set(key, value, timeout=timeout)
+
+
+def cache_drop(key: str) -> None:
+    with contextlib.suppress(Exception):
+        cache.delete(key)
+
+
 def _key(client: MindbodyClient) -> str:
     connection = client.connection
     return f"mindbody:{connection.integration_id}:{connection.fingerprint}:token"
@@ -32,14 +52,14 @@ def _key(client: MindbodyClient) -> str:
 
 def user_token(client: MindbodyClient) -> str:
     """The ``Authorization`` header's value: the cached token, or a new one."""
-    cached = cache.get(_key(client))
-    if cached:
-        return str(cached)
+    found = cached(_key(client))
+    if found:
+        return str(found)
     return _issue(client)
 
 
 def forget(client: MindbodyClient) -> None:
-    cache.delete(_key(client))
+    cache_drop(_key(client))
 
 
 def _issue(client: MindbodyClient) -> str:
@@ -57,7 +77,7 @@ def _issue(client: MindbodyClient) -> str:
         client.refused(STAFF_REFUSED)
     kind = str(issued.get("TokenType") or "").strip()
     value = f"{kind} {access}" if kind else str(access)
-    cache.set(_key(client), value, timeout=_lifetime(issued.get("Expires")))
+    cache_put(_key(client), value, timeout=_lifetime(issued.get("Expires")))
     return value
 
 
