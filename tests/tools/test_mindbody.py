@@ -355,3 +355,14 @@ def test_an_address_the_operator_does_not_list_gets_nothing(gym, settings):
     result = gym.call("list_my_bookings", {})
     assert result.status == "unavailable"
     assert gym.fake.requests == []
+
+
+def test_a_lost_answer_that_cannot_be_read_back_goes_to_a_person(gym):
+    session = class_at(gym.fake, gym.business, days=1, hour=18, name="Spinning")
+    gym.fake.fault("POST", BOOK, "lost_after")
+    gym.fake.fault("GET", ROSTER, "error_500")
+    result = gym.call("book_class", {"session_id": session})
+    assert result.status == "unknown_outcome"  # not "unavailable": it was booked
+    assert gym.fake.roster(session) == [gym.client]
+    assert gym.fake.count("POST", BOOK) == 1
+    assert Handoff.objects.count() == 1

@@ -11,6 +11,7 @@ a booking the client's visit id, both passed back as the reads gave them.
 from __future__ import annotations
 
 import datetime
+from collections.abc import Callable
 from typing import Any
 
 from django.utils import timezone
@@ -20,7 +21,7 @@ from django.utils.translation import gettext as _
 from gymnasia.errors import NotFound
 from gymnasia.gyms.models import Member
 from gymnasia.gyms.selectors import business_today
-from tools.integrations.errors import OutcomeUnknown
+from tools.integrations.errors import IntegrationError, OutcomeUnknown
 from tools.integrations.mindbody.identity import MindbodyKind
 
 #: How far ahead a member's bookings are read.
@@ -165,6 +166,16 @@ class MindbodyClasses(MindbodyKind):
                 return {"ClassId": session_id, **visit}
         return None
 
+    def _read_back(
+        self, read: Callable[[], dict[str, Any] | None]
+    ) -> dict[str, Any] | None:
+        """A read after a write whose answer was lost: when it cannot be read
+        either, nobody knows what the write did."""
+        try:
+            return read()
+        except IntegrationError:
+            raise OutcomeUnknown("the change could not be read back") from None
+
     def book(self, *, member: Member, session_id: int) -> dict[str, Any]:
         client = self.client_id(member)
         if (client, session_id) in self._sent:  # sent before: is it there?
@@ -186,7 +197,7 @@ class MindbodyClasses(MindbodyKind):
                 "POST", "/class/addclienttoclass", body=body, write=True
             )
         except OutcomeUnknown:
-            arrived = self._on_roster(client, session_id)
+            arrived = self._read_back(lambda: self._on_roster(client, session_id))
             if arrived is None:
                 raise
             return self._booking(arrived)
@@ -224,7 +235,7 @@ class MindbodyClasses(MindbodyKind):
         try:
             self.api.send("POST", "/class/removeclientfromclass", body=body, write=True)
         except OutcomeUnknown:
-            if self._visit(client, booking_id) is not None:
+            if self._read_back(lambda: self._visit(client, booking_id)) is not None:
                 raise
         cancelled = self._booking(visit, status="cancelled")
         if not self.rehearsing:
