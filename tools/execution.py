@@ -18,6 +18,7 @@ from django.utils import timezone, translation
 from tenacity import (
     Retrying,
     retry_if_exception_type,
+    retry_if_not_exception_type,
     stop_after_attempt,
     wait_chain,
     wait_fixed,
@@ -28,6 +29,7 @@ from gymnasia.gyms.models import Business, Member
 from tools.calls import MAX_ATTEMPTS, tool_call_late, tool_call_record
 from tools.context import CallContext, ClientFactory, Trace, configured_clients
 from tools.integrations.errors import (
+    CredentialsRefused,
     FailedForMember,
     IntegrationFailed,
     IntegrationUnavailable,
@@ -196,7 +198,9 @@ def _attempts(
     retrying = Retrying(
         stop=stop_after_attempt(MAX_ATTEMPTS),
         wait=wait_chain(*(wait_fixed(s) for s in RETRY_BACKOFF_SECONDS)),
-        retry=retry_if_exception_type(retried),
+        # Credentials refused stay refused: asking again only spends calls.
+        retry=retry_if_exception_type(retried)
+        & retry_if_not_exception_type(CredentialsRefused),
         sleep=_pause,
         reraise=True,
     )

@@ -366,3 +366,16 @@ def test_a_lost_answer_that_cannot_be_read_back_goes_to_a_person(gym):
     assert gym.fake.roster(session) == [gym.client]
     assert gym.fake.count("POST", BOOK) == 1
     assert Handoff.objects.count() == 1
+
+
+def test_a_token_refused_again_right_after_issue_stops_and_is_told(gym):
+    """Issued once again, never in a loop: a fresh token refused as well means
+    the staff user is refused, and the integration fails until tested again."""
+    gym.call("list_my_bookings", {})
+    gym.fake.fault("GET", "/client/clientvisits", "token_expired", times=5)
+    result = gym.call("list_my_bookings", {}, call_id="call-2")
+    assert result.status == "unavailable"
+    assert gym.fake.count("POST", "/usertoken/issue") == 2
+    assert gym.fake.count("GET", "/client/clientvisits") == 3  # 1 + 2
+    gym.integration.refresh_from_db()
+    assert gym.integration.status == "failing"
