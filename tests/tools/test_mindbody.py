@@ -75,6 +75,7 @@ def test_book_class_is_verified_with_two_calls_and_one_token(gym):
     assert post["json"]["ClientId"] == gym.client  # the identity's, never the model's
     assert post["headers"]["api-key"] == gym.fake.api_key
     assert post["headers"]["siteid"] == gym.fake.site_id
+    assert post["headers"]["authorization"]  # the staff token, as issued
     assert gym.fake.count("POST", "/usertoken/issue") == 1
     gym.call("list_my_bookings", {}, call_id="call-2")
     assert gym.fake.count("POST", "/usertoken/issue") == 1  # reused

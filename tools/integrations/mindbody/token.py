@@ -75,10 +75,9 @@ def _issue(client: MindbodyClient) -> str:
         from tools.integrations.mindbody.client import STAFF_REFUSED
 
         client.refused(STAFF_REFUSED)
-    kind = str(issued.get("TokenType") or "").strip()
-    value = f"{kind} {access}" if kind else str(access)
-    cache_put(_key(client), value, timeout=_lifetime(issued.get("Expires")))
-    return value
+    # The document: "pass the token in the headers", as issued (no scheme).
+    cache_put(_key(client), access, timeout=_lifetime(issued.get("Expires")))
+    return str(access)
 
 
 def _lifetime(expires: object) -> int:
