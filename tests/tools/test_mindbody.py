@@ -380,3 +380,30 @@ def test_a_token_refused_again_right_after_issue_stops_and_is_told(gym):
     assert gym.fake.count("GET", "/client/clientvisits") == 3  # 1 + 2
     gym.integration.refresh_from_db()
     assert gym.integration.status == "failing"
+
+
+def test_staff_read_a_mindbody_session_and_booking_by_their_mindbody_names(gym):
+    """A request's ids are named from Mindbody, never from a built-in session
+    that happens to have the same number."""
+    from tools.naming import request_arguments_described
+
+    same_number = gym.ids["session_id:yoga"]
+    class_at(
+        gym.fake,
+        gym.business,
+        days=1,
+        hour=7,
+        name="Bodypump",
+        class_id=same_number,
+        booked_by=[gym.client],
+    )
+    [visit] = [v for v in gym.fake.visits if v.class_id == same_number]
+    for arguments in ({"session_id": same_number}, {"booking_id": visit.id}):
+        [described] = request_arguments_described(
+            business=gym.business, member=gym.member, arguments=arguments
+        )
+        assert described.words.startswith("Bodypump, "), described
+    [unknown] = request_arguments_described(
+        business=gym.business, member=gym.member, arguments={"session_id": 424242}
+    )
+    assert "Yoga" not in unknown.words and "Bodypump" not in unknown.words

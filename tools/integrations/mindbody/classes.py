@@ -127,6 +127,20 @@ class MindbodyClasses(MindbodyKind):
             listed.append(session)
         return sorted(listed, key=lambda s: (s["starts_at"], s["session_id"]))
 
+    def find_session(self, *, session_id: int) -> dict[str, Any] | None:
+        """One class as Mindbody has it now (from today on), or ``None``."""
+        today = business_today(business=self.business)
+        ahead = today + datetime.timedelta(days=BOOKINGS_AHEAD_DAYS)
+        params = {
+            "request.classIds": session_id,
+            "request.startDateTime": f"{today.isoformat()}T00:00:00",
+            "request.endDateTime": f"{ahead.isoformat()}T23:59:59",
+        }
+        for found in self.api.pages("/class/classes", "Classes", params):
+            if int(found.get("Id") or 0) == session_id:
+                return self._session(found)
+        return None
+
     def _visits(self, client: str) -> list[dict[str, Any]]:
         """The client's visits from yesterday on (classes only)."""
         today = business_today(business=self.business)
