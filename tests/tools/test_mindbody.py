@@ -407,3 +407,13 @@ def test_staff_read_a_mindbody_session_and_booking_by_their_mindbody_names(gym):
         business=gym.business, member=gym.member, arguments={"session_id": 424242}
     )
     assert "Yoga" not in unknown.words and "Bodypump" not in unknown.words
+
+
+def test_a_booking_answered_too_late_is_read_back_not_sent_again(gym):
+    session = class_at(gym.fake, gym.business, days=1, hour=18, name="Spinning")
+    gym.fake.fault("POST", BOOK, "slow", seconds=2.5)  # the client waits 1 s
+    result = gym.call("book_class", {"session_id": session})
+    assert result.status == "ok", result.payload
+    assert result.payload["verification"] == "verified"
+    assert gym.fake.roster(session) == [gym.client]
+    assert gym.fake.count("POST", BOOK) == 1
