@@ -120,7 +120,7 @@ def credentials_refusal(code: str, *, issuing: bool) -> str:
     return STAFF_REFUSED
 
 
-def refusal_for(code: str, *, write: bool) -> Exception:
+def refusal_for(code: str) -> Exception:
     """Mindbody's refusal of a request (a 4xx with ``Error.Code``) as ours."""
     lowered = code.lower()
     if "full" in lowered:
@@ -156,11 +156,10 @@ def refusal_for(code: str, *, write: bool) -> Exception:
 
 
 class MindbodyClient:
-    """Requests to one gym's Mindbody site; counts the calls it made."""
+    """Requests to one gym's Mindbody site."""
 
     def __init__(self, connection: Connection) -> None:
         self.connection = connection
-        self.calls = 0
         self._timeout = httpx.Timeout(
             connection.timeout, connect=min(connection.timeout, CONNECT_TIMEOUT_SECONDS)
         )
@@ -222,7 +221,6 @@ class MindbodyClient:
         }
         if authorization:
             headers["Authorization"] = authorization
-        self.calls += 1
         try:
             with httpx.Client(
                 base_url=self.connection.base_url, timeout=self._timeout
@@ -256,7 +254,7 @@ class MindbodyClient:
         if status == 401 or "site" in code.lower():
             self.refused(credentials_refusal(code, issuing=False))
         if status >= 400:
-            raise refusal_for(code, write=write)
+            raise refusal_for(code)
         return body
 
     def _pause(self, retry_after: str | None) -> None:
