@@ -417,3 +417,16 @@ def test_a_booking_answered_too_late_is_read_back_not_sent_again(gym):
     assert result.payload["verification"] == "verified"
     assert gym.fake.roster(session) == [gym.client]
     assert gym.fake.count("POST", BOOK) == 1
+
+
+def test_times_written_in_utc_are_told_in_the_gyms_time(gym):
+    gym.fake.datetime_style = "utc"
+    session = class_at(
+        gym.fake, gym.business, days=1, hour=18, name="Spinning", booked_by=[gym.client]
+    )
+    listed = gym.call("list_classes", {"date_from": gym.day(1), "date_to": gym.day(1)})
+    [found] = listed.payload["sessions"]
+    assert (found["session_id"], found["member_booked"]) == (session, True)
+    assert found["starts_at"].startswith(f"{gym.day(1)}T18:00")
+    [booking] = gym.call("list_my_bookings", {}, call_id="call-2").payload["bookings"]
+    assert booking["starts_at"] == found["starts_at"]
