@@ -49,6 +49,7 @@ bench: $(VENV)/.installed-dev
 	$(BIN)/python tests/bench/bench_turns.py --rounds 3 --database $(BENCH_DATABASE_URL)_turns
 	$(BIN)/python tests/bench/bench_inbox.py
 	$(BIN)/python tests/bench/bench_inbox.py --database $(BENCH_DATABASE_URL)_inbox
+	DEBUG=1 $(BIN)/python tests/bench/bench_mindbody_calls.py
 	$(BIN)/python tests/bench/bench_approval_latency.py --database $(BENCH_DATABASE_URL)_approvals
 	$(BIN)/python tests/bench/bench_notice_latency.py --database $(BENCH_DATABASE_URL)_notices
 	$(BIN)/python tests/bench/bench_panel.py --database $(BENCH_DATABASE_URL)_panel

@@ -26,6 +26,7 @@ from gymnasia.gyms.admin import (
 )
 from gymnasia.gyms.models import Member
 from tools.crypto import encrypt, masked
+from tools.integrations.sources import BUILT_IN, MINDBODY
 from tools.models import AgentToolSetting
 from tools.presentation import (
     tool_title,
@@ -197,6 +198,13 @@ def _describe(policy: ToolPolicy) -> str:
     return text
 
 
+#: Where a tool acts, as the effective-tools panel names it.
+SOURCE_LABELS = {
+    BUILT_IN: _("Gymnasia (built in)"),
+    MINDBODY: _("the gym's Mindbody"),
+}
+
+
 def _offer_described(selection: ToolSelection, name: str) -> str:
     """Whether a tool is offered, and how, or why it is hidden."""
     if name in selection.offered:
@@ -283,6 +291,10 @@ class AgentAdmin(BudgetShown, BusinessScopedAdmin):
                 "is_write": tool.is_write,
                 "for_members": _offer_described(for_members, tool.name),
                 "for_visitors": _offer_described(for_visitors, tool.name),
+                "source": SOURCE_LABELS.get(
+                    for_members.sources.get(tool.name, BUILT_IN), ""
+                ),
+                "note": for_members.notes.get(tool.name, ""),
             }
             for tool in published_registry()
         ]

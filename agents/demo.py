@@ -70,6 +70,8 @@ def demo_seed(
     gym = demo_gym_seed()
     business = gym.business
     for kind in Integration.Kind.values:
+        if kind == Integration.Kind.MINDBODY:
+            continue  # the demo gym keeps its classes in Gymnasia itself
         status = (
             Integration.Status.CONNECTED
             if kind in CONNECTED

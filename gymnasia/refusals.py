@@ -61,6 +61,11 @@ SENTENCES: dict[str, str] = {
     ),
     "already_booked": gettext_noop("You are already booked into that class."),
     "class_full": gettext_noop("That class is full."),
+    "class_requires_payment": gettext_noop(
+        "You have no pass or membership that pays for that class; the gym's "
+        "front desk can help you get one."
+    ),
+    "outside_booking_window": gettext_noop("That class cannot be booked right now."),
     "booking_not_found": gettext_noop("I could not find that booking among yours."),
     "started_class_not_cancelled": gettext_noop(
         "A class that has started cannot be cancelled."

@@ -62,6 +62,11 @@ FORWARDED_ALLOW_IPS = _list("FORWARDED_ALLOW_IPS") or (["127.0.0.1"] if DEBUG el
 STRIPE_API_BASES = [base.rstrip("/") for base in _list("STRIPE_API_BASES")] or [
     "https://api.stripe.com"
 ]
+#: The same for a Mindbody integration, each address with its version path: the
+#: gym's API key and staff password go only to one of these.
+MINDBODY_API_BASES = [base.rstrip("/") for base in _list("MINDBODY_API_BASES")] or [
+    "https://api.mindbodyonline.com/public/v6"
+]
 
 #: Whether webhook endpoints may be on loopback or private addresses (and plain
 #: http): the tests' receivers only. Off, a gym's endpoint cannot be pointed at

@@ -148,3 +148,19 @@ def test_prompt_cache_benchmark_runs():
     # Token counts, not times: the issue's target holds on the fakes' caches.
     assert shares["openai", "on"] >= 70 and shares["anthropic", "on"] >= 70
     assert shares["openai", "off"] == shares["anthropic", "off"] == 0
+
+
+def test_mindbody_calls_benchmark_meets_its_targets():
+    """A page of classes is one call, a verified booking at most three with its
+    read-back, and one token serves every call."""
+    output = _bench("bench_mindbody_calls.py")
+    calls = {
+        name: (int(made), int(tokens))
+        for name, made, tokens in re.findall(
+            r"^(.+?): (\d+) API calls \((\d+) token issued\)", output, re.MULTILINE
+        )
+    }
+    assert calls["list_classes again (token reused)"] == (1, 0)
+    assert calls["book_class, verified"][0] <= 3
+    assert calls["book_class whose answer was lost, read back and verified"][0] <= 3
+    assert sum(tokens for _made, tokens in calls.values()) == 1

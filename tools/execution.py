@@ -18,6 +18,7 @@ from django.utils import timezone, translation
 from tenacity import (
     Retrying,
     retry_if_exception_type,
+    retry_if_not_exception_type,
     stop_after_attempt,
     wait_chain,
     wait_fixed,
@@ -28,6 +29,8 @@ from gymnasia.gyms.models import Business, Member
 from tools.calls import MAX_ATTEMPTS, tool_call_late, tool_call_record
 from tools.context import CallContext, ClientFactory, Trace, configured_clients
 from tools.integrations.errors import (
+    CredentialsRefused,
+    FailedForMember,
     IntegrationFailed,
     IntegrationUnavailable,
     NotDelivered,
@@ -135,6 +138,8 @@ def _run(
         if tool.is_write and isinstance(error, OutcomeUnknown):
             return unknown(Handoff.Cause.NO_ANSWER)
         return finish(UNAVAILABLE, {"message": _unavailable_message(tool)})
+    except FailedForMember as error:  # told in the member's words
+        return finish(FAILED, {"message": str(error), "refusals": [error.refusal()]})
     except IntegrationFailed:
         return finish(
             FAILED, {"message": "The request failed and nothing was changed."}
@@ -193,7 +198,9 @@ def _attempts(
     retrying = Retrying(
         stop=stop_after_attempt(MAX_ATTEMPTS),
         wait=wait_chain(*(wait_fixed(s) for s in RETRY_BACKOFF_SECONDS)),
-        retry=retry_if_exception_type(retried),
+        # Credentials refused stay refused: asking again only spends calls.
+        retry=retry_if_exception_type(retried)
+        & retry_if_not_exception_type(CredentialsRefused),
         sleep=_pause,
         reraise=True,
     )
@@ -308,6 +315,9 @@ def checked_before_approval(
         except (IntegrationUnavailable, NotDelivered, OutcomeUnknown) as error:
             trace.step("checked", error=_error_name(error))
             return UNAVAILABLE, {"message": _unavailable_message(tool)}
+        except FailedForMember as error:
+            trace.step("checked", error=_error_name(error))
+            return FAILED, {"message": str(error), "refusals": [error.refusal()]}
         except Exception as error:  # a check never acts: nothing was done
             trace.step("checked", error=_error_name(error))
             return FAILED, {

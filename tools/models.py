@@ -19,7 +19,9 @@ class Integration(models.Model):
     """A business's connection to one integration kind.
 
     Built-in kinds are connected by switching them on; ``stripe`` needs the gym's
-    secret key, stored encrypted (``tools.crypto``) and never shown whole again.
+    secret key, stored encrypted (``tools.crypto``) and never shown whole again;
+    ``mindbody`` its site id, API key and a staff user's name and password (all
+    encrypted), and serves the kinds its ``config["serves"]`` names.
     """
 
     class Kind(models.TextChoices):
@@ -27,6 +29,7 @@ class Integration(models.Model):
         CLASSES = "classes", _("Classes (built in)")
         MEMBERSHIPS = "memberships", _("Memberships (built in)")
         STRIPE = "stripe", _("Stripe (the gym's own account)")
+        MINDBODY = "mindbody", _("Mindbody (the gym's own software)")
 
     class Status(models.TextChoices):
         CONNECTED = "connected", _("Connected")

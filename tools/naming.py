@@ -22,6 +22,7 @@ from django.utils import formats, timezone
 from django.utils.translation import gettext as _
 
 from gymnasia.classes.models import Booking, ClassSession
+from gymnasia.errors import DomainError
 from gymnasia.gyms.models import Business, Member
 from gymnasia.nutrition.models import Food, MealEntry
 from gymnasia.when import when_written
@@ -141,6 +142,49 @@ def _payment_facts(
     return facts or None
 
 
+def _vendor_class_facts(
+    business: Business, member: Member | None, name: str, value: Any
+) -> dict[str, Any] | None:
+    """What a session or booking id names at the gym's own software, when it
+    serves the gym's classes (an empty dict: nothing, or it cannot be read);
+    ``None`` when the classes are Gymnasia's own."""
+    from tools.integrations import client_for  # it reads the integrations' models
+
+    try:
+        client = client_for("classes", business)
+    except IntegrationError:
+        return {}
+    if not hasattr(client, "find_session"):
+        return None
+    kept = caches["local"]
+    key = f"class-named:{business.pk}:{member.pk if member else ''}:{name}:{value}"
+    facts = kept.get(key)
+    if facts is not None:
+        return dict(facts)
+    try:
+        if name == "session_id":
+            found = client.find_session(session_id=_number(value))
+        else:
+            found = (
+                client.find_booking(member=member, booking_id=_number(value))
+                if member
+                else None
+            )
+    except (IntegrationError, DomainError):
+        return {}  # not kept: it may answer next time
+    facts = {k: found[k] for k in ("class", "starts_at", "instructor")} if found else {}
+    kept.set(key, facts, PAYMENT_KEPT_SECONDS)
+    return facts
+
+
+def _class_named(facts: dict[str, Any], business: Business) -> Named:
+    starts = datetime.datetime.fromisoformat(facts["starts_at"])
+    words = f"{facts['class']}, {when_written(starts, zone=business.zone)}"
+    if facts["instructor"]:
+        words = f"{words} ({facts['instructor']})"
+    return Named(words, facts)
+
+
 def _payment_named(facts: dict[str, Any]) -> Named:
     day = when_written(datetime.date.fromisoformat(facts["date"]))
     words = f"{day}, {money_written(facts['amount'], facts['currency'])}"
@@ -154,6 +198,10 @@ def argument_named(
 ) -> Named | None:
     """What the id argument ``name`` names at ``business`` (``None`` when it
     names nothing there, or is not an id)."""
+    if name in ("session_id", "booking_id"):
+        vendor = _vendor_class_facts(business, member, name, value)
+        if vendor is not None:  # the gym's own software serves its classes
+            return _class_named(vendor, business) if vendor else None
     if name == "session_id":
         session = (
             ClassSession.objects.filter(business=business, pk=_number(value))

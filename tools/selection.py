@@ -2,7 +2,9 @@
 
 ``offered_tools(agent, member)`` is the one place they are applied, in order:
 
-1. the business has connected the integration the tool needs, and it is healthy;
+1. the business has connected the integration the tool needs, and it is healthy
+   (for a kind the gym's own software serves, that software: a Mindbody whose
+   credentials were refused hides the tools it serves);
 2. this agent has the tool enabled;
 3. the owner's mode: automatic, or behind staff approval (with the amount limits);
 
@@ -20,6 +22,8 @@ from typing import Any
 from django.utils.translation import gettext_lazy as _
 
 from gymnasia.gyms.models import Member
+from tools.integrations.mindbody import STAYS_BUILT_IN
+from tools.integrations.sources import BUILT_IN, tool_source, vendor_serving
 from tools.models import AgentToolSetting, Integration
 from tools.registry import ToolRegistry, published_registry
 from tools.types import Mode, ToolSpec
@@ -63,6 +67,10 @@ class ToolSelection:
     offered: dict[str, ToolPolicy] = field(default_factory=dict)
     excluded: dict[str, str] = field(default_factory=dict)
     registry: ToolRegistry | None = None
+    #: Where each tool acts: ``built_in``, or the gym's own software serving it.
+    sources: dict[str, str] = field(default_factory=dict)
+    #: Why a tool of a kind the gym's software serves stays built in.
+    notes: dict[str, str] = field(default_factory=dict)
 
     def specs(self) -> list[ToolSpec]:
         registry = self.registry or published_registry()
@@ -81,18 +89,27 @@ def offered_tools(
     each with its policy, and every other tool with the reason it is hidden."""
     registry = registry or published_registry()
     # Read into dicts: no ordering (the models' own joins the business's table).
-    statuses = dict(
-        Integration.objects.filter(business_id=agent.business_id)
+    rows = {
+        kind: (status, config)
+        for kind, status, config in Integration.objects.filter(
+            business_id=agent.business_id
+        )
         .order_by()
-        .values_list("kind", "status")
-    )
+        .values_list("kind", "status", "config")
+    }
     settings = {
         s.tool_name: s
         for s in AgentToolSetting.objects.filter(agent_id=agent.pk).order_by()
     }
     selection = ToolSelection(registry=registry)
     for tool in registry:
-        status = statuses.get(tool.integration) if tool.integration else "connected"
+        # A kind the gym's own software serves is as healthy as that software.
+        source = tool_source(tool.name, tool.integration, rows)
+        selection.sources[tool.name] = source
+        if source == BUILT_IN and vendor_serving(tool.integration, rows):
+            selection.notes[tool.name] = str(STAYS_BUILT_IN.get(tool.name, ""))
+        served_by = tool.integration if source == BUILT_IN else source
+        status = rows.get(served_by, ("", {}))[0] if served_by else "connected"
         setting = settings.get(tool.name)
         if status == Integration.Status.FAILING:
             selection.excluded[tool.name] = INTEGRATION_FAILING

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import secrets
 from typing import Any
 
 from django.db import DatabaseError
@@ -79,18 +80,68 @@ def integration_credentials_set(*, integration: Integration, secret_key: str) ->
     )
 
 
+def mindbody_credentials_set(
+    *,
+    integration: Integration,
+    site_id: str,
+    api_key: str,
+    username: str,
+    password: str,
+) -> None:
+    """Store a Mindbody site's credentials, encrypted; only the API key's last
+    four characters stay readable."""
+    plain = {
+        "site_id": site_id,
+        "api_key": api_key,
+        "username": username,
+        "password": password,
+    }
+    integration.credentials_encrypted = encrypt(json.dumps(plain))
+    integration.credentials_hint = masked(api_key)
+    integration.save(
+        update_fields=["credentials_encrypted", "credentials_hint", "updated_at"]
+    )
+
+
+def mindbody_credentials_problem(
+    *, site_id: str, api_key: str, username: str, password: str, base_url: str
+) -> str | None:
+    """What Mindbody refused of these credentials (a token issued, the site
+    read), in plain words of the active language; ``None`` when they work."""
+    from tools.integrations.errors import IntegrationError
+    from tools.integrations.mindbody.client import Connection, MindbodyClient
+
+    trial = MindbodyClient(
+        Connection(
+            integration_id=0,  # no stored integration: nothing is marked
+            site_id=site_id,
+            api_key=api_key,
+            username=username,
+            password=password,
+            base_url=base_url,
+            fingerprint=secrets.token_hex(8),  # a token of its own
+        )
+    )
+    try:
+        trial.health()
+    except IntegrationError as problem:
+        return _(str(problem))
+    return None
+
+
 def integration_health_check(
     *, integration: Integration, connecting: bool = False
 ) -> bool:
     """Check that the integration works now and record the result.
 
     A built-in integration that is switched on is checked by reading the gym's
-    database; Stripe by reading the account's balance with the stored key. A failing
+    database; Stripe by reading the account's balance with the stored key;
+    Mindbody by issuing a user token and reading the site. A failing
     integration's tools are not offered until a check passes again. A passing
     check connects a failing integration, or one being connected (``connecting``:
     an owner pasting a Stripe key); one the owner disconnected stays so.
     """
-    from tools.integrations import stripe_client
+    from tools.integrations import mindbody_api, stripe_client
     from tools.integrations.errors import IntegrationError
 
     error = ""
@@ -99,6 +150,10 @@ def integration_health_check(
             if not integration.credentials_encrypted:
                 raise IntegrationUnavailable("no Stripe key is stored")
             stripe_client(integration).health()
+        elif integration.kind == Integration.Kind.MINDBODY:
+            if not integration.credentials_encrypted:
+                raise IntegrationUnavailable("no Mindbody credentials are stored")
+            mindbody_api(integration).health()
         else:
             Business.objects.filter(pk=integration.business_id).exists()
     except (IntegrationError, DatabaseError, DomainError) as problem:

@@ -12,6 +12,7 @@ from django.core.management import call_command
 from agents.models import Agent
 from tests.agents.scripted import ScriptedProvider
 from tests.fakes.llm_server import FakeLLM, running_fake_llm
+from tests.fakes.mindbody_server import mindbody_fake, mindbody_settings  # noqa: F401
 
 
 @pytest.fixture

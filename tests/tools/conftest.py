@@ -4,6 +4,7 @@ import secrets
 
 import pytest
 
+from tests.fakes.mindbody_server import mindbody_fake, mindbody_settings  # noqa: F401
 from tests.fakes.stripe_server import running_fake_stripe
 from tests.tools.world import World, build_world
 

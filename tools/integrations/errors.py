@@ -25,3 +25,33 @@ class IntegrationFailed(IntegrationError):
 
 class OutcomeUnknown(IntegrationError):
     """The request was sent and no answer came back: it may or may not have acted."""
+
+
+class CredentialsRefused(IntegrationUnavailable):
+    """The vendor refused the gym's credentials (a key, a site, a staff user):
+    nothing was done, and the integration is not healthy until tested again."""
+
+
+class RateLimited(NotDelivered):
+    """The vendor refused the request for its rate or daily limit; it was not
+    processed. ``retry_after`` is in seconds, when the vendor said."""
+
+    def __init__(self, message: str, *, retry_after: float | None = None) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
+class FailedForMember(IntegrationFailed):
+    """The integration refused the request for a reason the member can act on
+    (no pass that pays for a class): nothing was done. ``code`` and ``params``
+    are a refusal a member is told from (``gymnasia.refusals``)."""
+
+    def __init__(
+        self, message: str, *, code: str, params: dict[str, object] | None = None
+    ) -> None:
+        super().__init__(message)
+        self.code = code
+        self.params = dict(params or {})
+
+    def refusal(self) -> dict[str, object]:
+        return {"code": self.code, "field": None, "params": self.params}

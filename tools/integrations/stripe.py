@@ -21,10 +21,8 @@ words, by kind (the key refused, not reachable, no answer, not Stripe's answer).
 
 from __future__ import annotations
 
-import ipaddress
 from decimal import Decimal
 from typing import Any
-from urllib.parse import urlsplit
 
 import httpx
 from django.conf import settings
@@ -32,7 +30,7 @@ from django.utils.translation import gettext as _
 
 from gymnasia.errors import InvalidValue, NotFound
 from gymnasia.gyms.models import Business, Member
-from tools.integrations.addresses import address_public, host_addresses
+from tools.integrations.addresses import destination_allowed
 from tools.integrations.errors import (
     IntegrationUnavailable,
     NotDelivered,
@@ -97,23 +95,7 @@ class StripeClient:
         return f"StripeClient(business={self.business.pk}, base_url={self._base_url!r})"
 
     def _destination_allowed(self) -> bool:
-        """Whether the key may be sent to this address: one the operator lists,
-        whose name does not resolve to a private, loopback or link-local address
-        (an address listed as a number is taken as the operator wrote it)."""
-        if self._base_url not in settings.STRIPE_API_BASES:
-            return False
-        host = urlsplit(self._base_url).hostname or ""
-        try:
-            ipaddress.ip_address(host)
-        except ValueError:
-            pass
-        else:
-            return True
-        try:
-            found = host_addresses(host)
-        except OSError:
-            return True  # nothing resolves: the connection is refused as usual
-        return all(address_public(address) for address in found)
+        return destination_allowed(self._base_url, settings.STRIPE_API_BASES)
 
     def _request(
         self,

@@ -1,0 +1,86 @@
+"""The ``memberships`` kind served by the gym's Mindbody site: the member's active
+contract (or, without one, her current membership pricing option).
+
+Freezes stay on the built-in domain: Mindbody's API can suspend a contract
+(``POST /client/suspendcontract``), but none of its reads tells a suspension
+(``ClientContract`` has no field for it), so no verifier could ever confirm one
+(R8) and every freeze would end unverifiable.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime
+from collections.abc import Iterator
+from typing import Any
+
+from gymnasia.gyms.models import Member
+from gymnasia.gyms.selectors import business_today
+from tools.integrations.memberships import MembershipsClient
+from tools.integrations.mindbody.identity import MindbodyKind
+
+
+def _day(value: Any) -> datetime.date | None:
+    if not isinstance(value, str) or len(value) < 10:
+        return None
+    try:
+        return datetime.date.fromisoformat(value[:10])
+    except ValueError:
+        return None
+
+
+class MindbodyMemberships(MindbodyKind):
+    kind = "memberships"
+    writes = frozenset({"freeze"})
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._built_in = MembershipsClient(self.business)
+
+    @contextlib.contextmanager
+    def rolled_back(self) -> Iterator[None]:
+        with self._built_in.rolled_back():
+            yield
+
+    def current(self, *, member: Member) -> dict[str, Any] | None:
+        client = self.client_id(member)
+        today = business_today(business=self.business)
+        params = {"request.clientId": client}
+        for contract in self.api.pages("/client/clientcontracts", "Contracts", params):
+            start, end = _day(contract.get("StartDate")), _day(contract.get("EndDate"))
+            ended = _day(contract.get("TerminationDate"))
+            if (
+                start
+                and end
+                and start <= today <= end
+                and not (ended and ended <= today)
+            ):
+                return self._described(contract.get("ContractName"), start, end)
+        memberships = self.api.pages(
+            "/client/activeclientmemberships", "ClientMemberships", params
+        )
+        for membership in memberships:
+            start = _day(membership.get("ActiveDate"))
+            end = _day(membership.get("ExpirationDate"))
+            if start and end and membership.get("Current", True) and end >= today:
+                return self._described(membership.get("Name"), start, end)
+        return None
+
+    def _described(
+        self, name: Any, start: datetime.date, end: datetime.date
+    ) -> dict[str, Any]:
+        return {
+            "plan": str(name or ""),
+            "status": "active",
+            "starts_on": start.isoformat(),
+            "ends_on": end.isoformat(),
+            "freezes": [],
+        }
+
+    def freeze(
+        self, *, member: Member, start: datetime.date, end: datetime.date
+    ) -> dict[str, Any]:
+        return self._built_in.freeze(member=member, start=start, end=end)
+
+    def find_freeze(self, *, member: Member, freeze_id: int) -> dict[str, Any] | None:
+        return self._built_in.find_freeze(member=member, freeze_id=freeze_id)
