@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ipaddress
 import socket
+from urllib.parse import urlsplit
 
 NAT64 = ipaddress.IPv6Network("64:ff9b::/96")
 
@@ -37,3 +38,24 @@ def host_addresses(host: str, port: int | None = None) -> list[str]:
     to nothing."""
     found = socket.getaddrinfo(host, port, proto=socket.IPPROTO_TCP)
     return list(dict.fromkeys(str(entry[4][0]) for entry in found))
+
+
+def base_allowed(base_url: str, allowed: list[str]) -> bool:
+    """Whether a secret may be sent to ``base_url``: an address the operator
+    lists in ``allowed``, whose name does not resolve to a private, loopback or
+    link-local address (an address listed as a number is taken as the operator
+    wrote it: a local fake in tests)."""
+    if base_url.rstrip("/") not in allowed:
+        return False
+    host = urlsplit(base_url).hostname or ""
+    try:
+        ipaddress.ip_address(host)
+    except ValueError:
+        pass
+    else:
+        return True
+    try:
+        found = host_addresses(host)
+    except OSError:
+        return True  # nothing resolves: the connection is refused as usual
+    return all(address_public(address) for address in found)
