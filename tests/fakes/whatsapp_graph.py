@@ -1,0 +1,434 @@
+"""A local stand-in for Meta's WhatsApp Business Cloud API (the Graph API) and
+for the webhooks Meta posts to the app, built from Meta's published reference.
+
+Reference followed (read in December 2026; Graph API versions v21.0 to v23.0 are
+current there, and the fake accepts any ``v<major>.<minor>`` in the path):
+
+- the Cloud API *messages* reference on developers.facebook.com: the send
+  endpoint's body for text (body at most 4096 characters, ``preview_url``) and
+  template messages (name, language code, components with text parameters),
+  its answer (``messaging_product``, ``contacts[].input/wa_id``,
+  ``messages[].id``, and ``message_status`` for templates), and the same
+  endpoint's mark-as-read form with the optional typing indicator;
+- the *messages webhook* reference and its *status messages* page: the
+  ``whatsapp_business_account`` object, ``entry[].changes[].value`` with
+  ``metadata``, ``contacts`` and ``messages`` for an incoming message, and
+  ``statuses`` (sent, delivered, read, failed with an ``errors`` array; sent and
+  delivered with conversation and pricing objects) for outgoing ones;
+- the *WhatsApp error codes* page: Graph's error envelope (``message`` with the
+  code and title, ``type``, ``code``, ``error_data.messaging_product/details``,
+  ``fbtrace_id``; ``error_subcode`` only on generic Graph errors), the HTTP
+  status per code, and the rule that an error comes back synchronously, through
+  the webhook, or both;
+- the webhooks guide: the ``X-Hub-Signature-256`` header (``sha256=`` and the
+  hex HMAC-SHA256 of the raw body keyed with the app secret);
+- the phone number node's fields (id, display_phone_number, verified_name,
+  quality_rating, code_verification_status, platform_type, throughput, ...),
+  cross-checked with the OpenAPI description of Cloud API v21.0 published in the
+  api-evangelist/whatsapp repository (request and phone-number schemas).
+
+Synchronous or not, as the reference has it: validation errors (100), token
+errors (190, 401; no token 104), a recipient outside a test number's allowed
+list (131030), templates missing or not approved (132001, HTTP 404), paused
+(132015) or disabled (132016), a wrong parameter count (132000), and the rate
+limits (130429, 131056) are HTTP error answers and nothing is sent. Free-form
+text outside 24 hours of the user's last message (131047) and a number not on
+WhatsApp (131026) are accepted with a ``wamid`` (200) and fail afterwards: the
+``failed`` status webhook carries the code (see :meth:`status_callbacks_for`).
+
+Interface (stable; only added to)::
+
+    fake = GraphFake()                  # started; fake.close() stops it
+    graph_fake                          # pytest fixture: started, listed in settings
+    whatsapp_bases_with(fake)           # override_settings adding fake.base_url
+    running_graph_fake()                # context manager doing both
+    fake.base_url                       # "http://127.0.0.1:<port>", no version
+    fake.phone_number_id, fake.waba_id, fake.display_phone_number,
+    fake.access_token, fake.app_secret, fake.verify_token
+    body, headers = fake.inbound_text(wa_id=..., text=..., name="Ana",
+                                      wamid=None, timestamp=None)
+    body, headers = fake.inbound_message(wa_id, {"type": ..., ...}, name=...)
+    body, headers = fake.status_update(wamid=..., status="sent"|"delivered"|
+                                       "read"|"failed", recipient_id=None,
+                                       errors=None, timestamp=None)
+    fake.status_callbacks_for(wamid)    # [(body, headers)]: sent, delivered,
+                                        # read; or the one failed status
+    fake.sign(body) -> "sha256=<hex>"
+    fake.add_template(name, language="es", status="APPROVED", body_params=2,
+                      category="UTILITY")
+    fake.set_last_inbound(wa_id, when)  # datetime or Unix seconds; None forgets
+    fake.not_on_whatsapp(wa_id)         # later sends to it fail with 131026
+    fake.allow_only(wa_ids)             # a test number's allowed list (131030)
+    fake.expire_token()                 # 401, code 190, subcode 463 from now on
+    fake.fault(mode, times=1, seconds=0.0)
+        # "error_500" | "rate_limited" (130429) | "pair_rate_limited" (131056)
+        # | "token_expired" | "slow" (answered after `seconds`) | "lost_after"
+        # (handled and recorded, connection closed with no answer)
+        # | "refused" (nothing listens for `seconds`)
+    fake.sent       # accepted messages in order: {"wamid", "to", "wa_id",
+                    # "type", "json", "category", "failure" (None or code), "at"}
+    fake.texts_to(wa_id), fake.read_marks, fake.number_fields, fake.clock
+    fake.requests   # every request: {"method", "path", "query", "headers",
+                    # "json", "body"} (authorization redacted)
+    fake.count(method, path_suffix)
+
+Only the standard library is used (pytest and Django for the fixture).
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+import threading
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+import pytest
+
+from tests.fakes.whatsapp_api import GraphApi, Template, json_response
+from tests.fakes.whatsapp_listener import GraphRequest, GraphResponse
+from tests.fakes.whatsapp_wire import (
+    PAIR_RATE_LIMIT_HIT,
+    RATE_LIMIT_HIT,
+    RE_ENGAGEMENT,
+    UNDELIVERABLE,
+    ErrorKind,
+    encode_webhook,
+    envelope,
+    graph_error,
+    inbound_value,
+    new_wamid,
+    now,
+    sign,
+    status_value,
+    webhook_error,
+    whatsapp_error,
+)
+
+__all__ = ["GraphFake", "graph_fake", "running_graph_fake", "whatsapp_bases_with"]
+
+FAULT_MODES = frozenset(
+    {
+        "error_500",
+        "rate_limited",
+        "pair_rate_limited",
+        "token_expired",
+        "slow",
+        "lost_after",
+        "refused",
+    }
+)
+STATUSES = ("sent", "delivered", "read", "failed")
+_FAILURES = {kind.code: kind for kind in (RE_ENGAGEMENT, UNDELIVERABLE)}
+Webhook = tuple[bytes, dict[str, str]]
+
+
+@dataclass
+class _Fault:
+    mode: str
+    remaining: int
+    seconds: float
+
+
+class GraphFake(GraphApi):
+    """One WhatsApp Business number on loopback, started at construction."""
+
+    def __init__(
+        self,
+        *,
+        phone_number_id: str | None = None,
+        waba_id: str | None = None,
+        display_phone_number: str = "+34 910 00 00 00",
+        verified_name: str = "Gimnasio Centro",
+    ) -> None:
+        super().__init__(
+            phone_number_id=phone_number_id or _digits(15),
+            waba_id=waba_id or _digits(15),
+            display_phone_number=display_phone_number,
+            verified_name=verified_name,
+            access_token="EAAG" + secrets.token_urlsafe(48).replace("-", "x"),
+        )
+        self.app_secret = secrets.token_hex(16)
+        self.verify_token = secrets.token_urlsafe(16)
+        self._faults: list[_Fault] = []
+        self._fault_lock = threading.Lock()
+        self.start()
+
+    def close(self) -> None:
+        """Stop listening for good (the port is released)."""
+        self.stop()
+
+    # ------------------------------------------------------------------ set-up
+
+    def add_template(
+        self,
+        name: str,
+        language: str = "es",
+        status: str = "APPROVED",
+        body_params: int = 2,
+        category: str = "UTILITY",
+    ) -> None:
+        """A template of the business account in ``language`` (replaces one)."""
+        template = Template(name, language, status.upper(), body_params, category)
+        with self._lock:
+            self.templates[(name, language)] = template
+
+    def set_last_inbound(self, wa_id: str, when: datetime | float | None) -> None:
+        """When ``wa_id`` last wrote (the 24-hour window starts there)."""
+        with self._lock:
+            if when is None:
+                self.last_inbound.pop(wa_id, None)
+            else:
+                stamp = when.timestamp() if isinstance(when, datetime) else when
+                self.last_inbound[wa_id] = float(stamp)
+
+    def not_on_whatsapp(self, wa_id: str) -> None:
+        """Messages to ``wa_id`` are accepted, then fail with 131026."""
+        with self._lock:
+            self.unreachable.add(wa_id)
+
+    def allow_only(self, wa_ids: Iterable[str] | None) -> None:
+        """Only these numbers may be written to (131030 otherwise); None: any."""
+        with self._lock:
+            self.allowed_recipients = None if wa_ids is None else set(wa_ids)
+
+    def expire_token(self) -> None:
+        """The access token has expired: every request gets 190 from now on."""
+        self.token_expired = True
+
+    def fault(self, mode: str, times: int = 1, seconds: float = 0.0) -> None:
+        """Spoil the next ``times`` requests (faults queue up in order).
+
+        ``refused`` closes the listener at once for ``seconds`` (``times`` does
+        not apply): connections are refused, as when Meta is unreachable.
+        """
+        if mode not in FAULT_MODES:
+            raise ValueError(f"unknown fault mode {mode!r}")
+        if times < 1 or seconds < 0:
+            raise ValueError("times must be positive and seconds not negative")
+        if mode == "refused":
+            self.refuse_for(seconds)
+            return
+        with self._fault_lock:
+            self._faults.append(_Fault(mode, times, seconds))
+
+    # ------------------------------------------------------------ observations
+
+    def count(self, method: str, path_suffix: str = "") -> int:
+        """How many recorded requests had ``method`` and a path ending so."""
+        with self._lock:
+            return sum(
+                1
+                for entry in self.requests
+                if entry["method"] == method.upper()
+                and entry["path"].endswith(path_suffix)
+            )
+
+    def texts_to(self, wa_id: str) -> list[str]:
+        """The bodies of the text messages accepted for ``wa_id``, in order."""
+        with self._lock:
+            return [
+                entry["json"]["text"]["body"]
+                for entry in self.sent
+                if entry["wa_id"] == wa_id and entry["type"] == "text"
+            ]
+
+    def message(self, wamid: str) -> dict[str, Any] | None:
+        """The accepted message with this id, if any."""
+        with self._lock:
+            return next((e for e in self.sent if e["wamid"] == wamid), None)
+
+    # ---------------------------------------------------------------- webhooks
+
+    def sign(self, body: bytes) -> str:
+        """The ``X-Hub-Signature-256`` value Meta would send with ``body``."""
+        return sign(body, self.app_secret)
+
+    def inbound_text(
+        self,
+        wa_id: str,
+        text: str,
+        name: str = "Ana",
+        wamid: str | None = None,
+        timestamp: int | None = None,
+    ) -> Webhook:
+        """The webhook of a text ``wa_id`` sends to the business number."""
+        message = {"type": "text", "text": {"body": text}}
+        return self.inbound_message(wa_id, message, name, wamid, timestamp)
+
+    def inbound_message(
+        self,
+        wa_id: str,
+        message: dict[str, Any],
+        name: str = "Ana",
+        wamid: str | None = None,
+        timestamp: int | None = None,
+    ) -> Webhook:
+        """The webhook of any incoming message (``message`` holds its ``type``
+        and typed object). It opens the sender's 24-hour window at its time."""
+        wamid = wamid or new_wamid(wa_id, inbound=True)
+        stamp = int(self.clock()) if timestamp is None else int(timestamp)
+        with self._lock:
+            self.inbound_wamids.add(wamid)
+            previous = self.last_inbound.get(wa_id)
+            if previous is None or stamp > previous:
+                self.last_inbound[wa_id] = float(stamp)
+        value = inbound_value(
+            wa_id=wa_id, name=name, wamid=wamid, timestamp=stamp, message=message
+        )
+        return self._webhook(value)
+
+    def status_update(
+        self,
+        wamid: str,
+        status: str,
+        recipient_id: str | None = None,
+        errors: list[dict[str, Any]] | None = None,
+        timestamp: int | None = None,
+    ) -> Webhook:
+        """The status webhook of a message the business sent.
+
+        ``recipient_id`` defaults to the recipient of the accepted message;
+        a ``failed`` status without ``errors`` carries the message's own failure
+        (131047 or 131026), else 131026.
+        """
+        if status not in STATUSES:
+            raise ValueError(f"status must be one of {', '.join(STATUSES)}")
+        sent = self.message(wamid)
+        if recipient_id is None:
+            if sent is None:
+                raise ValueError(f"no accepted message {wamid}: give recipient_id")
+            recipient_id = sent["wa_id"]
+        if status == "failed" and errors is None:
+            code = sent["failure"] if sent is not None else None
+            errors = [webhook_error(_FAILURES.get(code or 0, UNDELIVERABLE))]
+        value = status_value(
+            wamid=wamid,
+            status=status,
+            recipient_id=recipient_id,
+            timestamp=now() if timestamp is None else timestamp,
+            category=sent["category"] if sent is not None else "service",
+            errors=errors if status == "failed" else None,
+        )
+        return self._webhook(value)
+
+    def status_callbacks_for(self, wamid: str) -> list[Webhook]:
+        """What Meta posts about a message the fake accepted: ``sent``,
+        ``delivered`` and ``read`` a second apart, or only ``failed``."""
+        sent = self.message(wamid)
+        if sent is None:
+            raise ValueError(f"no accepted message {wamid}")
+        start = int(sent["at"])
+        if sent["failure"] is not None:
+            return [self.status_update(wamid, "failed", timestamp=start + 1)]
+        return [
+            self.status_update(wamid, status, timestamp=start + offset)
+            for offset, status in enumerate(("sent", "delivered", "read"), start=1)
+        ]
+
+    def error_object(self, kind: ErrorKind) -> dict[str, Any]:
+        """An ``errors`` item for :meth:`status_update`."""
+        return webhook_error(kind)
+
+    def _webhook(self, value: dict[str, Any]) -> Webhook:
+        payload = envelope(
+            waba_id=self.waba_id,
+            display_number="".join(c for c in self.display_phone_number if c.isdigit()),
+            phone_number_id=self.phone_number_id,
+            value=value,
+        )
+        return encode_webhook(payload, self.app_secret)
+
+    # ---------------------------------------------------------------- handling
+
+    def _answer(self, request: GraphRequest) -> GraphResponse:
+        """Record the request, then answer it, spoiled by a pending fault."""
+        self._remember(request)
+        fault = self._take_fault()
+        if fault is None:
+            return self._route(request)
+        if fault.mode == "error_500":
+            message = (
+                "An unexpected error has occurred. Please retry your request later."
+            )
+            error = graph_error(2, message, is_transient=True)
+            return json_response(500, error)
+        if fault.mode == "rate_limited":
+            return json_response(400, whatsapp_error(RATE_LIMIT_HIT))
+        if fault.mode == "pair_rate_limited":
+            return json_response(400, whatsapp_error(PAIR_RATE_LIMIT_HIT))
+        if fault.mode == "token_expired":
+            message = "Error validating access token: Session has expired."
+            return json_response(401, graph_error(190, message, subcode=463))
+        response = self._route(request)
+        if fault.mode == "slow":
+            response.delay = fault.seconds
+        else:  # lost_after
+            response.drop = True
+        return response
+
+    def _take_fault(self) -> _Fault | None:
+        with self._fault_lock:
+            if not self._faults:
+                return None
+            fault = self._faults[0]
+            fault.remaining -= 1
+            if fault.remaining == 0:
+                self._faults.pop(0)
+            return fault
+
+    def _remember(self, request: GraphRequest) -> None:
+        parsed: Any = None
+        if request.body:
+            try:
+                parsed = json.loads(request.body.decode("utf-8"))
+            except (UnicodeDecodeError, ValueError):
+                parsed = None
+        with self._lock:
+            self.requests.append(
+                {
+                    "method": request.method,
+                    "path": request.path,
+                    "query": request.query,
+                    "headers": request.headers,
+                    "json": parsed,
+                    "body": request.body,
+                }
+            )
+
+
+def _digits(count: int) -> str:
+    """A random id of ``count`` digits, not starting with 0 (Graph ids)."""
+    return str(secrets.randbelow(9) + 1) + "".join(
+        str(secrets.randbelow(10)) for _ in range(count - 1)
+    )
+
+
+def whatsapp_bases_with(fake: GraphFake) -> Any:
+    """``override_settings`` listing the fake among ``WHATSAPP_API_BASES``."""
+    from django.conf import settings
+    from django.test import override_settings
+
+    bases = list(getattr(settings, "WHATSAPP_API_BASES", []))
+    return override_settings(WHATSAPP_API_BASES=[*bases, fake.base_url])
+
+
+@contextmanager
+def running_graph_fake(**options: Any) -> Iterator[GraphFake]:
+    """A started :class:`GraphFake` listed in settings, for a ``with`` block."""
+    fake = GraphFake(**options)
+    try:
+        with whatsapp_bases_with(fake):
+            yield fake
+    finally:
+        fake.close()
+
+
+@pytest.fixture
+def graph_fake() -> Iterator[GraphFake]:
+    """A started fake Graph API whose address the settings allow."""
+    with running_graph_fake() as fake:
+        yield fake
