@@ -25,7 +25,7 @@ from django.conf import settings
 from tools.integrations.addresses import base_allowed
 
 #: The Graph API version every request names (Meta keeps each for two years).
-GRAPH_API_VERSION = "v24.0"
+GRAPH_API_VERSION = "v23.0"
 TIMEOUT_SECONDS = 10.0
 CONNECT_TIMEOUT_SECONDS = 3.0
 #: The number's details the owner's test reads.

@@ -92,7 +92,9 @@ def _parameter(text: str) -> str:
     return flat
 
 
-def _unreached(message: Message, words: str, code: int | None = None) -> None:
+def whatsapp_unreached_told(
+    message: Message, words: str, code: int | None = None
+) -> None:
     """Tell staff the member did not get a message on WhatsApp, and why."""
     conversation = message.conversation
     handoff_create(
@@ -176,7 +178,7 @@ def whatsapp_deliver(*, message: Message, asked: str = "") -> None:
     with override(channel.agent.language):
         rows = _rows(message, channel, asked)
         if not rows:
-            _unreached(message, str(NO_TEMPLATE))
+            whatsapp_unreached_told(message, str(NO_TEMPLATE))
             return
         client = GraphClient(
             base_url=channel.api_base,
@@ -211,7 +213,7 @@ def _sent_one(
             error_code=refusal.code,
             error_title=refusal.words[:300],
         )
-        _unreached(
+        whatsapp_unreached_told(
             message,
             gettext("WhatsApp refused the message (code %(code)s): %(words)s")
             % {"code": refusal.code, "words": words},
@@ -220,11 +222,11 @@ def _sent_one(
         return False
     except NotSent:
         _record(reply, status=Status.NOT_SENT, error_title=str(NOT_REACHED))
-        _unreached(message, str(NOT_REACHED))
+        whatsapp_unreached_told(message, str(NOT_REACHED))
         return False
     except Unknown:
         _record(reply, status=Status.UNKNOWN, error_title=str(NO_ANSWER)[:300])
-        _unreached(message, str(NO_ANSWER))
+        whatsapp_unreached_told(message, str(NO_ANSWER))
         return False
     _record(reply, status=Status.ACCEPTED, wamid=wamid)
     return True

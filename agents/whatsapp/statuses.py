@@ -10,8 +10,10 @@ from __future__ import annotations
 from typing import Any
 
 from django.utils import timezone
+from django.utils.translation import gettext, override
 
 from agents.models import WhatsAppReply
+from agents.whatsapp.sending import REFUSALS, whatsapp_unreached_told
 
 Status = WhatsAppReply.Status
 #: Each status Meta reports, and the ones it may follow.
@@ -40,9 +42,21 @@ def reply_status_record(*, phone_number_id: str, status: dict[str, Any]) -> bool
             fields["error_title"] = str(
                 error.get("title") or error.get("message") or ""
             )[:300]
-    changed = WhatsAppReply.objects.filter(
-        wamid=wamid,
-        conversation__agent__whatsapp__phone_number_id=phone_number_id,
-        status__in=FORWARD[name],
-    ).update(**fields)
+    named = WhatsAppReply.objects.filter(
+        wamid=wamid, conversation__agent__whatsapp__phone_number_id=phone_number_id
+    )
+    changed = named.filter(status__in=FORWARD[name]).update(**fields)
+    if changed and name == "failed":
+        reply = named.select_related("message__conversation__agent").get()
+        code = fields.get("error_code")
+        with override(reply.message.conversation.agent.language):
+            words = str(REFUSALS.get(code or 0) or fields.get("error_title") or "")
+            whatsapp_unreached_told(
+                reply.message,
+                gettext(
+                    "WhatsApp could not deliver the message (code %(code)s): %(words)s"
+                )
+                % {"code": code, "words": words},
+                code,
+            )
     return bool(changed)
