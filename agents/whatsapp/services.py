@@ -59,8 +59,7 @@ def _problem(error: GraphError) -> str:
         )
     if isinstance(error, Unknown):
         return _("Meta's Graph API did not answer properly; try again in a moment.")
-    assert isinstance(error, Refused)
-    if error.code == 190:
+    if not isinstance(error, Refused) or error.code == 190:
         return _(
             "Meta refused the access token: it is wrong, expired or revoked. "
             "Create a new one for the system user and save it here."

@@ -12,16 +12,16 @@ from gymnasia.classes.models import Booking
 from gymnasia.gyms.models import Member
 from tests.agents.offline_kit import weekday_ahead
 from tests.agents.scripted import Say
-from tests.agents.whatsapp_kit import LUCIA, STRANGER, Turns, connect
-from tests.fakes.whatsapp_graph import graph_fake  # noqa: F401 (a fixture)
+from tests.agents.whatsapp_kit import LUCIA, STRANGER, Turns, connect, graph_running
 from tools.models import Handoff
 
 pytestmark = pytest.mark.django_db
+graph = pytest.fixture(graph_running)
 
 
 @pytest.fixture
-def channel(agent, graph_fake):  # noqa: F811
-    return connect(agent, graph_fake)
+def channel(agent, graph):
+    return connect(agent, graph)
 
 
 @pytest.fixture
@@ -41,13 +41,13 @@ def test_a_member_asks_for_the_rice_and_is_answered(
     client,
     agent,
     channel,
-    graph_fake,
-    turns,  # noqa: F811
+    graph,
+    turns,
 ):
     [reply] = _ask(
         client,
         agent,
-        graph_fake,
+        graph,
         turns,
         LUCIA,
         "¿Cuántos carbohidratos tiene el arroz?",
@@ -60,17 +60,17 @@ def test_a_member_asks_for_the_rice_and_is_answered(
     assert conversation.wa_id == "+" + LUCIA
     sent = WhatsAppReply.objects.get()
     assert (sent.status, sent.kind) == ("accepted", "text")
-    assert sent.wamid == graph_fake.sent[-1]["wamid"]
-    assert graph_fake.sent[-1]["json"]["to"] == LUCIA
+    assert sent.wamid == graph.sent[-1]["wamid"]
+    assert graph.sent[-1]["json"]["to"] == LUCIA
 
 
-def test_a_member_books_a_class(client, agent, channel, graph_fake, turns):  # noqa: F811
+def test_a_member_books_a_class(client, agent, channel, graph, turns):
     day = weekday_ahead(agent).isoformat()
 
     [told] = _ask(
         client,
         agent,
-        graph_fake,
+        graph,
         turns,
         LUCIA,
         f"Reserva spinning el {day} a las 19:00",
@@ -85,14 +85,14 @@ def test_one_conversation_per_member_and_channel(
     client,
     agent,
     channel,
-    graph_fake,
-    turns,  # noqa: F811
+    graph,
+    turns,
 ):
-    _ask(client, agent, graph_fake, turns, LUCIA, "Hola")
+    _ask(client, agent, graph, turns, LUCIA, "Hola")
     _ask(
         client,
         agent,
-        graph_fake,
+        graph,
         turns,
         LUCIA,
         "¿Cuántos carbohidratos tiene el arroz?",
@@ -106,15 +106,15 @@ def test_an_unknown_number_gets_no_member_data(
     client,
     agent,
     channel,
-    graph_fake,
+    graph,
     turns,
-    model,  # noqa: F811
+    model,
 ):
     day = weekday_ahead(agent).isoformat()
     Booking.objects.all().delete()
     scripted = model(Say(text="No puedo ver tus reservas desde este número."))
 
-    [reply] = _ask(client, agent, graph_fake, turns, STRANGER, "¿Qué reservas tengo?")
+    [reply] = _ask(client, agent, graph, turns, STRANGER, "¿Qué reservas tengo?")
 
     conversation = Conversation.objects.get()
     assert conversation.member is None
@@ -131,17 +131,17 @@ def test_a_number_on_two_members_is_a_visitor_and_staff_are_told(
     client,
     agent,
     channel,
-    graph_fake,
+    graph,
     turns,
-    model,  # noqa: F811
+    model,
 ):
     other = Member.objects.get(external_id="socio-1002")
     other.phone = "+" + LUCIA
     other.save()
     scripted = model(Say(text="Hola."), Say(text="Hola otra vez."))
 
-    _ask(client, agent, graph_fake, turns, LUCIA, "Hola")
-    _ask(client, agent, graph_fake, turns, LUCIA, "Hola")
+    _ask(client, agent, graph, turns, LUCIA, "Hola")
+    _ask(client, agent, graph, turns, LUCIA, "Hola")
 
     assert Conversation.objects.get().member is None
     assert "list_my_bookings" not in {t.name for t in scripted.requests[0].tools}
@@ -154,14 +154,14 @@ def test_a_long_reply_is_sent_in_parts_within_the_limit(
     client,
     agent,
     channel,
-    graph_fake,
+    graph,
     turns,
-    model,  # noqa: F811
+    model,
 ):
     long = ("Una frase de prueba bastante larga. " * 300).strip()
     model(Say(text=long))
 
-    parts = _ask(client, agent, graph_fake, turns, LUCIA, "Cuéntame todo")
+    parts = _ask(client, agent, graph, turns, LUCIA, "Cuéntame todo")
 
     assert len(parts) == 3
     assert all(len(part) <= TEXT_LIMIT for part in parts)
@@ -178,12 +178,12 @@ def test_a_message_that_is_not_text_is_answered_in_fixed_words(
     client,
     agent,
     channel,
-    graph_fake,
+    graph,
     turns,
-    model,  # noqa: F811
+    model,
 ):
     scripted = model()
-    webhook = graph_fake.inbound_message(
+    webhook = graph.inbound_message(
         LUCIA, {"type": "image", "image": {"id": "1", "mime_type": "image/jpeg"}}
     )
 
@@ -191,6 +191,6 @@ def test_a_message_that_is_not_text_is_answered_in_fixed_words(
     turns.run()
 
     assert scripted.requests == []
-    assert graph_fake.texts_to(LUCIA) == [
+    assert graph.texts_to(LUCIA) == [
         "Solo puedo leer mensajes de texto; escribe tu pregunta, por favor."
     ]

@@ -10,15 +10,15 @@ import pytest
 from agents.models import Conversation, WhatsAppInbound, WhatsAppReply
 from agents.whatsapp import webhook
 from agents.whatsapp.services import whatsapp_webhook_path
-from tests.agents.whatsapp_kit import LUCIA, Turns, connect, post
-from tests.fakes.whatsapp_graph import graph_fake  # noqa: F401 (a fixture)
+from tests.agents.whatsapp_kit import LUCIA, Turns, connect, graph_running
 
 pytestmark = pytest.mark.django_db
+graph = pytest.fixture(graph_running)
 
 
 @pytest.fixture
-def channel(agent, graph_fake):  # noqa: F811
-    return connect(agent, graph_fake)
+def channel(agent, graph):
+    return connect(agent, graph)
 
 
 @pytest.fixture
@@ -77,10 +77,10 @@ def test_a_signed_message_is_stored_once_and_its_turn_enqueued(
     client,
     agent,
     channel,
-    graph_fake,
-    turns,  # noqa: F811
+    graph,
+    turns,
 ):
-    response = turns.post(client, agent, graph_fake.inbound_text(LUCIA, "Hola"))
+    response = turns.post(client, agent, graph.inbound_text(LUCIA, "Hola"))
 
     assert response.status_code == 200
     inbound = WhatsAppInbound.objects.get()
@@ -96,10 +96,10 @@ def test_the_same_wamid_delivered_twice_enqueues_one_turn(
     client,
     agent,
     channel,
-    graph_fake,
-    turns,  # noqa: F811
+    graph,
+    turns,
 ):
-    delivery = graph_fake.inbound_text(LUCIA, "Hola", wamid="wamid.SAME")
+    delivery = graph.inbound_text(LUCIA, "Hola", wamid="wamid.SAME")
 
     first = turns.post(client, agent, delivery)
     again = turns.post(client, agent, delivery)
@@ -114,12 +114,12 @@ def test_an_unsigned_or_missigned_post_stores_nothing(
     client,
     agent,
     channel,
-    graph_fake,
+    graph,
     turns,
     row_counts,
-    signature,  # noqa: F811
+    signature,
 ):
-    body, headers = graph_fake.inbound_text(LUCIA, "Hola")
+    body, headers = graph.inbound_text(LUCIA, "Hola")
     headers.pop("X-Hub-Signature-256")
     if signature is not None:
         headers["X-Hub-Signature-256"] = signature
@@ -136,11 +136,11 @@ def test_a_post_signed_with_another_secret_stores_nothing(
     client,
     agent,
     channel,
-    graph_fake,
+    graph,
     turns,
-    row_counts,  # noqa: F811
+    row_counts,
 ):
-    body, headers = graph_fake.inbound_text(LUCIA, "Hola")
+    body, headers = graph.inbound_text(LUCIA, "Hola")
     tampered = body.replace(b"Hola", b"Hole")
     before = row_counts()
 
@@ -169,14 +169,14 @@ def test_a_signed_body_that_is_not_a_delivery_is_refused(
     client,
     agent,
     channel,
-    graph_fake,
+    graph,
     turns,
     row_counts,
-    body,  # noqa: F811
+    body,
 ):
     before = row_counts()
 
-    response = turns.post(client, agent, _signed(graph_fake, body))
+    response = turns.post(client, agent, _signed(graph, body))
 
     assert response.status_code == 400
     assert row_counts() == before
@@ -186,12 +186,12 @@ def test_a_body_over_the_bound_is_refused(
     client,
     agent,
     channel,
-    graph_fake,
+    graph,
     turns,
     row_counts,
-    monkeypatch,  # noqa: F811
+    monkeypatch,
 ):
-    body, headers = graph_fake.inbound_text(LUCIA, "x" * 2000)
+    body, headers = graph.inbound_text(LUCIA, "x" * 2000)
     monkeypatch.setattr(webhook, "MAX_BODY_BYTES", 1000)
     before = row_counts()
 
@@ -205,18 +205,16 @@ def test_a_delivery_for_another_phone_number_is_refused(
     client,
     agent,
     channel,
-    graph_fake,
+    graph,
     turns,
-    row_counts,  # noqa: F811
+    row_counts,
 ):
-    body, _ = graph_fake.inbound_text(LUCIA, "Hola")
+    body, _ = graph.inbound_text(LUCIA, "Hola")
     payload = json.loads(body)
     payload["entry"][0]["changes"][0]["value"]["metadata"]["phone_number_id"] = "999"
     before = row_counts()
 
-    response = turns.post(
-        client, agent, _signed(graph_fake, json.dumps(payload).encode())
-    )
+    response = turns.post(client, agent, _signed(graph, json.dumps(payload).encode()))
 
     assert response.status_code == 404
     assert response.json()["error"] == "unknown_phone_number"
@@ -227,16 +225,16 @@ def test_a_status_for_an_unknown_message_is_ignored(
     client,
     agent,
     channel,
-    graph_fake,
+    graph,
     turns,
-    row_counts,  # noqa: F811
+    row_counts,
 ):
     before = row_counts()
 
     response = turns.post(
         client,
         agent,
-        graph_fake.status_update("wamid.NOBODY", "read", recipient_id=LUCIA),
+        graph.status_update("wamid.NOBODY", "read", recipient_id=LUCIA),
     )
 
     assert response.status_code == 200
@@ -247,8 +245,8 @@ def test_statuses_out_of_order_never_go_back(
     client,
     agent,
     channel,
-    graph_fake,
-    turns,  # noqa: F811
+    graph,
+    turns,
 ):
     conversation = Conversation.objects.create(
         agent=agent, business=agent.business, language="es", channel="whatsapp"
@@ -267,7 +265,7 @@ def test_statuses_out_of_order_never_go_back(
         turns.post(
             client,
             agent,
-            graph_fake.status_update("wamid.OUT", status, recipient_id=LUCIA),
+            graph.status_update("wamid.OUT", status, recipient_id=LUCIA),
         )
 
     reply.refresh_from_db()

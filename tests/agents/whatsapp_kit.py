@@ -3,16 +3,23 @@ Graph API, deliveries posted to the real webhook, and the turns they enqueue."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 from agents.models import Agent, WhatsAppChannel
 from agents.whatsapp.services import whatsapp_channel_connect, whatsapp_webhook_path
 from gymnasia.gyms.models import Member
-from tests.fakes.whatsapp_graph import GraphFake
+from tests.fakes.whatsapp_graph import GraphFake, running_graph_fake
 
 #: The demo member Lucía's number, as WhatsApp reports it (``wa_id``).
 LUCIA = "34600111222"
 STRANGER = "34699000111"
+
+
+def graph_running() -> Iterator[GraphFake]:
+    """A fake Graph API the settings allow (a module's ``graph`` fixture)."""
+    with running_graph_fake() as fake:
+        yield fake
 
 
 def connect(agent: Agent, fake: GraphFake, **options: Any) -> WhatsAppChannel:
