@@ -93,26 +93,29 @@ def _sent_at(value: Any) -> datetime.datetime:
 def inbound_record(
     *, channel: WhatsAppChannel, messages: list[dict[str, Any]]
 ) -> list[int]:
-    """Record the messages of a delivery; the ids of those new (a ``wamid`` seen
-    before is the same message delivered again, and runs nothing)."""
+    """Record the messages of a delivery; the ids of those new. A ``wamid``
+    seen before is the same message delivered again: its insert is refused
+    by the unique ``wamid`` (one statement, no read before it), and it runs
+    nothing."""
     new = []
     for item in messages:
         kind = str(item.get("type") or "")
         text = ""
         if kind == "text":
             text = storable_text(str((item.get("text") or {}).get("body") or ""))
-        inbound, created = WhatsAppInbound.objects.get_or_create(
-            wamid=item["id"],
-            defaults={
-                "channel": channel,
-                "wa_id": phone_e164(item["from"]) or item["from"],
-                "kind": kind[:20],
-                "text": text,
-                "sent_at": _sent_at(item.get("timestamp")),
-            },
-        )
-        if created:
-            new.append(inbound.pk)
+        try:
+            with transaction.atomic():
+                inbound = WhatsAppInbound.objects.create(
+                    wamid=item["id"],
+                    channel=channel,
+                    wa_id=phone_e164(item["from"]) or item["from"][:32],
+                    kind=kind[:20],
+                    text=text,
+                    sent_at=_sent_at(item.get("timestamp")),
+                )
+        except IntegrityError:
+            continue
+        new.append(inbound.pk)
     return new
 
 

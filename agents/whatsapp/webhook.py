@@ -104,16 +104,14 @@ def _check_items(value: dict[str, Any]) -> None:
 
 
 def _store(channel: WhatsAppChannel, updates: list[tuple[str, dict[str, Any]]]) -> None:
-    """Record the delivery's messages and statuses; enqueue each new message's
-    turn once they are committed."""
+    """Record the delivery's messages and statuses, each on its own (a message
+    is one insert, committed at once), and enqueue each new message's turn."""
     from agents.tasks import whatsapp_turn  # the tasks module imports this one
 
-    with transaction.atomic():
-        new = []
-        for _, value in updates:
-            new += inbound_record(channel=channel, messages=value.get("messages", []))
-        for item in (s for _, value in updates for s in value.get("statuses", [])):
+    for _, value in updates:
+        for item in value.get("statuses", []):
             reply_status_record(phone_number_id=channel.phone_number_id, status=item)
+        new = inbound_record(channel=channel, messages=value.get("messages", []))
         for inbound_id in new:
             transaction.on_commit(partial(whatsapp_turn.delay, inbound_id))
 
