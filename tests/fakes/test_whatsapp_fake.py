@@ -16,7 +16,12 @@ import httpx
 import pytest
 from django.conf import settings
 
-from tests.fakes.whatsapp_graph import GraphFake, graph_fake, running_graph_fake
+from tests.fakes.whatsapp_graph import (
+    GraphFake,
+    client_kwargs,
+    graph_fake,
+    running_graph_fake,
+)
 
 __all__ = ["graph_fake"]
 
@@ -125,6 +130,36 @@ def test_inbound_text_keeps_a_given_wamid_and_timestamp(fake: GraphFake):
     assert value["messages"][0]["id"] == "wamid.X1"
     assert value["messages"][0]["timestamp"] == "1700000000"
     assert value["contacts"][0]["profile"]["name"] == "Luis"
+
+
+def test_a_batch_holds_every_entry_and_is_signed_anew(fake: GraphFake):
+    first = fake.inbound_text(wa_id=MEMBER, text="uno")
+    second = fake.inbound_text(wa_id="34600333444", text="dos")
+
+    body, headers = fake.combine(first, second)
+
+    entries = json.loads(body)["entry"]
+    texts = [
+        message["text"]["body"]
+        for entry in entries
+        for change in entry["changes"]
+        for message in change["value"]["messages"]
+    ]
+    assert texts == ["uno", "dos"]
+    assert headers["X-Hub-Signature-256"] == fake.sign(body)
+
+
+def test_handshake_query_and_django_client_headers(fake: GraphFake):
+    params = fake.verification_params("42")
+    assert params == {
+        "hub.mode": "subscribe",
+        "hub.challenge": "42",
+        "hub.verify_token": fake.verify_token,
+    }
+    body, headers = fake.inbound_text(wa_id=MEMBER, text="hola")
+    kwargs = client_kwargs(headers)
+    assert kwargs["content_type"] == "application/json"
+    assert kwargs["HTTP_X_HUB_SIGNATURE_256"] == fake.sign(body)
 
 
 # ------------------------------------------------------------- phone number
@@ -335,6 +370,25 @@ def test_an_approved_template_goes_out_of_the_window(fake: GraphFake):
     assert statuses[0]["pricing"]["category"] == "utility"
 
 
+def test_templates_to_and_the_accounts_template_list(fake: GraphFake):
+    fake.add_template("resultado_solicitud", language="es", body_params=2)
+    fake.add_template("resultado_solicitud", language="en_US", status="PAUSED")
+    _send(fake, _template("resultado_solicitud", ["baja temporal", "denegada"]))
+
+    assert fake.templates_to(MEMBER) == [
+        ("resultado_solicitud", "es", ["baja temporal", "denegada"])
+    ]
+    url = f"{fake.base_url}/{VERSION}/{fake.waba_id}/message_templates"
+    listed = httpx.get(url, params={"name": "resultado"}, headers=_auth(fake)).json()
+    assert sorted((t["language"], t["status"]) for t in listed["data"]) == [
+        ("en_US", "PAUSED"),
+        ("es", "APPROVED"),
+    ]
+    assert listed["data"][0]["components"][0]["text"] == "{{1}} {{2}}"
+    none = httpx.get(url, params={"name": "otra"}, headers=_auth(fake)).json()
+    assert none["data"] == []
+
+
 @pytest.mark.parametrize(
     ("status", "name", "language", "params", "http", "code"),
     [
@@ -420,16 +474,17 @@ def test_status_update_names_any_message_and_errors(fake: GraphFake):
 def test_error_500_then_rate_limits_then_normal(fake: GraphFake):
     fake.inbound_text(wa_id=MEMBER, text="hola")
     fake.fault("error_500")
+    fake.fault("unavailable")
     fake.fault("rate_limited", times=2)
     fake.fault("pair_rate_limited")
 
-    answers = [_send(fake, _text(MEMBER, f"intento {n}")) for n in range(5)]
+    answers = [_send(fake, _text(MEMBER, f"intento {n}")) for n in range(6)]
 
-    assert [a.status_code for a in answers] == [500, 400, 400, 400, 200]
+    assert [a.status_code for a in answers] == [500, 503, 400, 400, 400, 200]
     assert _error(answers[0])["is_transient"] is True
-    assert [_error(a)["code"] for a in answers[1:4]] == [130429, 130429, 131056]
-    assert fake.texts_to(MEMBER) == ["intento 4"]
-    assert fake.count("POST", "/messages") == 5
+    assert [_error(a)["code"] for a in answers[1:5]] == [2, 130429, 130429, 131056]
+    assert fake.texts_to(MEMBER) == ["intento 5"]
+    assert fake.count("POST", "/messages") == 6
 
 
 def test_lost_after_records_the_message_and_answers_nothing(fake: GraphFake):
