@@ -468,6 +468,21 @@ def test_status_update_names_any_message_and_errors(fake: GraphFake):
     assert headers["X-Hub-Signature-256"] == fake.sign(body)
 
 
+def test_a_failed_status_carries_meta_error_objects(fake: GraphFake):
+    webhook = fake.status_update(
+        wamid="wamid.other", status="failed", recipient_id=MEMBER, errors=[131047]
+    )
+    (status,) = _statuses(webhook)
+    (error,) = status["errors"]
+    assert error["code"] == 131047
+    assert error["title"] == error["message"] == "Re-engagement message"
+    assert error["error_data"]["details"]
+    assert error["href"].startswith("https://developers.facebook.com/")
+
+    plain = _statuses(fake.status_update("wamid.x", "failed", recipient_id=MEMBER))
+    assert plain[0]["errors"][0]["code"] == 131026
+
+
 # ------------------------------------------------------------------- faults
 
 

@@ -62,6 +62,7 @@ Interface (stable; only added to)::
     body, headers = fake.status_update(wamid=..., status="sent"|"delivered"|
                                        "read"|"failed", recipient_id=None,
                                        errors=None, timestamp=None)
+                                      # errors: Meta error objects or codes
     fake.status_callbacks_for(wamid)    # [(body, headers)]: sent, delivered,
                                         # read; or the one failed status
     fake.sign(body) -> "sha256=<hex>"

@@ -14,7 +14,7 @@ from typing import Any
 
 from tests.fakes.whatsapp_api import GraphApi
 from tests.fakes.whatsapp_wire import (
-    RE_ENGAGEMENT,
+    KNOWN_ERRORS,
     UNDELIVERABLE,
     ErrorKind,
     encode_webhook,
@@ -28,7 +28,6 @@ from tests.fakes.whatsapp_wire import (
 )
 
 STATUSES = ("sent", "delivered", "read", "failed")
-_FAILURES = {kind.code: kind for kind in (RE_ENGAGEMENT, UNDELIVERABLE)}
 Webhook = tuple[bytes, dict[str, str]]
 
 
@@ -83,14 +82,15 @@ class GraphWebhooks(GraphApi):
         wamid: str,
         status: str,
         recipient_id: str | None = None,
-        errors: list[dict[str, Any]] | None = None,
+        errors: list[dict[str, Any] | int] | None = None,
         timestamp: int | None = None,
     ) -> Webhook:
         """The status webhook of a message the business sent.
 
         ``recipient_id`` defaults to the recipient of the accepted message;
         a ``failed`` status without ``errors`` carries the message's own failure
-        (131047 or 131026), else 131026.
+        (131047 or 131026), else 131026. An error given as a code is written
+        out as Meta's error object (:meth:`error_object`).
         """
         if status not in STATUSES:
             raise ValueError(f"status must be one of {', '.join(STATUSES)}")
@@ -100,15 +100,17 @@ class GraphWebhooks(GraphApi):
                 raise ValueError(f"no accepted message {wamid}: give recipient_id")
             recipient_id = sent["wa_id"]
         if status == "failed" and errors is None:
-            code = sent["failure"] if sent is not None else None
-            errors = [webhook_error(_FAILURES.get(code or 0, UNDELIVERABLE))]
+            errors = [sent["failure"] if sent is not None else UNDELIVERABLE.code]
+        objects = [
+            e if isinstance(e, dict) else self.error_object(e) for e in errors or []
+        ]
         value = status_value(
             wamid=wamid,
             status=status,
             recipient_id=recipient_id,
             timestamp=now() if timestamp is None else timestamp,
             category=sent["category"] if sent is not None else "service",
-            errors=errors if status == "failed" else None,
+            errors=objects if status == "failed" else None,
         )
         return self._webhook(value)
 
@@ -140,8 +142,11 @@ class GraphWebhooks(GraphApi):
             "hub.verify_token": self.verify_token,
         }
 
-    def error_object(self, kind: ErrorKind) -> dict[str, Any]:
-        """An ``errors`` item for :meth:`status_update`."""
+    def error_object(self, code: int | ErrorKind) -> dict[str, Any]:
+        """An ``errors`` item of a failed status for this code or error."""
+        if isinstance(code, ErrorKind):
+            return webhook_error(code)
+        kind = KNOWN_ERRORS.get(code, ErrorKind(code, 400, "Generic user error", ""))
         return webhook_error(kind)
 
     def _webhook(self, value: dict[str, Any]) -> Webhook:

@@ -77,6 +77,21 @@ TEMPLATE_MISSING = ErrorKind(
 )
 TEMPLATE_PAUSED = ErrorKind(132015, 400, "Template is Paused", "")
 TEMPLATE_DISABLED = ErrorKind(132016, 400, "Template is Disabled", "")
+KNOWN_ERRORS = {
+    kind.code: kind
+    for kind in (
+        INVALID_PARAMETER,
+        RATE_LIMIT_HIT,
+        PAIR_RATE_LIMIT_HIT,
+        NOT_IN_ALLOWED_LIST,
+        UNDELIVERABLE,
+        RE_ENGAGEMENT,
+        TEMPLATE_PARAM_COUNT,
+        TEMPLATE_MISSING,
+        TEMPLATE_PAUSED,
+        TEMPLATE_DISABLED,
+    )
+}
 
 
 def fbtrace_id() -> str:
@@ -204,7 +219,8 @@ def status_value(
 ) -> dict[str, Any]:
     """The ``value`` of a status notification for a message the business sent.
 
-    ``sent`` and ``delivered`` carry the conversation and pricing objects;
+    ``sent`` and ``delivered`` carry the conversation and pricing objects
+    (per-message pricing: a reply in the service window is free);
     ``read`` carries neither; ``failed`` carries the ``errors`` array.
     """
     entry: dict[str, Any] = {
@@ -220,9 +236,11 @@ def status_value(
         }
         if status == "sent":
             entry["conversation"]["expiration_timestamp"] = str(timestamp + 24 * 3600)
+        free = category == "service"
         entry["pricing"] = {
-            "billable": category != "service",
+            "billable": not free,
             "pricing_model": "PMP",
+            "type": "free_customer_service" if free else "regular",
             "category": category,
         }
     if errors:
