@@ -363,7 +363,9 @@ def test_an_approved_template_goes_out_of_the_window(fake: GraphFake):
     assert answer.status_code == 200
     message = answer.json()["messages"][0]
     assert message["message_status"] == "accepted"
-    assert fake.sent[0]["failure"] is None
+    long_enough = _template("resultado_solicitud", ["a" * 1000, "b" * 23])
+    assert _send(fake, long_enough).status_code == 200
+    assert [e["failure"] for e in fake.sent] == [None, None]
     assert fake.sent[0]["type"] == "template"
     statuses = [_statuses(hook)[0] for hook in fake.status_callbacks_for(message["id"])]
     assert [s["status"] for s in statuses] == ["sent", "delivered", "read"]
@@ -401,6 +403,7 @@ def test_templates_to_and_the_accounts_template_list(fake: GraphFake):
         ("APPROVED", "aviso", "es", ["a", "b", "c"], 400, 132000),
         ("APPROVED", "aviso", "es", ["a\nb", "c"], 400, 100),
         ("APPROVED", "aviso", "es", ["a     b", "c"], 400, 100),
+        ("APPROVED", "aviso", "es", ["a" * 1000, "b" * 30], 400, 132005),
     ],
 )
 def test_template_refusals_are_synchronous(

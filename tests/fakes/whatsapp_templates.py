@@ -16,11 +16,15 @@ from tests.fakes.whatsapp_wire import (
     TEMPLATE_MISSING,
     TEMPLATE_PARAM_COUNT,
     TEMPLATE_PAUSED,
+    TEMPLATE_TOO_LONG,
 )
 
 # A template's text parameter may not hold new lines, tabs or more than four
 # spaces in a row.
 _BAD_PARAM_TEXT = re.compile(r"[\n\t]| {5,}")
+_PLACEHOLDER = re.compile(r"\{\{(\d+)\}\}")
+# A template's body, parameters in place, is at most this long.
+BODY_MAX = 1024
 
 
 @dataclass
@@ -55,21 +59,31 @@ def check_template(
         raise refuse(TEMPLATE_PAUSED, f"Template {name} is paused.")
     if found.status == "DISABLED":
         raise refuse(TEMPLATE_DISABLED, f"Template {name} is disabled.")
-    given = body_parameter_count(template.get("components", []))
-    if given != found.body_params:
+    given = body_parameters(template.get("components", []))
+    if len(given) != found.body_params:
         details = (
-            f"body: number of localizable_params ({given}) does not match the "
+            f"body: number of localizable_params ({len(given)}) does not match the "
             f"expected number of params ({found.body_params})"
         )
         raise refuse(TEMPLATE_PARAM_COUNT, details)
+    hydrated = _PLACEHOLDER.sub(lambda m: _filled(m, given), found.text)
+    if len(hydrated) > BODY_MAX:
+        details = f"The body with its parameters exceeds {BODY_MAX} characters."
+        raise refuse(TEMPLATE_TOO_LONG, details)
     return found
 
 
-def body_parameter_count(components: Any) -> int:
-    """How many parameters the body component gives (checking each one)."""
+def _filled(placeholder: re.Match[str], given: list[str]) -> str:
+    """The parameter a ``{{n}}`` placeholder names, or the placeholder."""
+    index = int(placeholder.group(1))
+    return given[index - 1] if 0 < index <= len(given) else placeholder.group(0)
+
+
+def body_parameters(components: Any) -> list[str]:
+    """The texts the body component gives (checking each one)."""
     if not isinstance(components, list):
         raise invalid("Param template['components'] must be an array.")
-    count = 0
+    texts: list[str] = []
     for component in components:
         if not isinstance(component, dict) or not isinstance(
             component.get("type"), str
@@ -91,8 +105,8 @@ def body_parameter_count(components: Any) -> int:
                     "Param text cannot have new-line/tab characters or more "
                     "than 4 consecutive spaces"
                 )
-            count += 1
-    return count
+            texts.append(value)
+    return texts
 
 
 def template_listing(templates: list[Template], name: Any) -> dict[str, Any]:

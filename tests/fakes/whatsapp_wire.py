@@ -75,6 +75,7 @@ TEMPLATE_PARAM_COUNT = ErrorKind(
 TEMPLATE_MISSING = ErrorKind(
     132001, 404, "Template name does not exist in the translation", ""
 )
+TEMPLATE_TOO_LONG = ErrorKind(132005, 400, "Template Hydrated Text Too Long", "")
 TEMPLATE_PAUSED = ErrorKind(132015, 400, "Template is Paused", "")
 TEMPLATE_DISABLED = ErrorKind(132016, 400, "Template is Disabled", "")
 KNOWN_ERRORS = {
@@ -88,6 +89,7 @@ KNOWN_ERRORS = {
         RE_ENGAGEMENT,
         TEMPLATE_PARAM_COUNT,
         TEMPLATE_MISSING,
+        TEMPLATE_TOO_LONG,
         TEMPLATE_PAUSED,
         TEMPLATE_DISABLED,
     )
