@@ -10,6 +10,7 @@ import hmac
 import json
 import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import httpx
@@ -484,6 +485,25 @@ def test_a_failed_status_carries_meta_error_objects(fake: GraphFake):
 
     plain = _statuses(fake.status_update("wamid.x", "failed", recipient_id=MEMBER))
     assert plain[0]["errors"][0]["code"] == 131026
+
+
+def test_a_burst_of_sends_is_answered_and_recorded_once_each(fake: GraphFake):
+    fake.inbound_text(wa_id=MEMBER, text="hola")
+    bodies = [f"respuesta {n}" for n in range(200)]
+
+    url = f"{fake.base_url}/{VERSION}/{fake.phone_number_id}/messages"
+    limits = httpx.Limits(max_connections=20)
+    with (
+        httpx.Client(headers=_auth(fake), timeout=60, limits=limits) as client,
+        ThreadPoolExecutor(max_workers=20) as pool,
+    ):
+        answers = list(
+            pool.map(lambda b: client.post(url, json=_text(MEMBER, b)), bodies)
+        )
+
+    assert {a.status_code for a in answers} == {200}
+    assert sorted(fake.texts_to(MEMBER)) == sorted(bodies)
+    assert len({e["wamid"] for e in fake.sent}) == 200
 
 
 # ------------------------------------------------------------------- faults

@@ -130,7 +130,10 @@ class GraphListener(LoopbackListener):
 
 
 class _GraphServer(_Server):
-    """The Stripe listener's server class, serving :class:`_GraphHandler`."""
+    """The Stripe listener's server class, serving :class:`_GraphHandler`, with
+    room for a burst of connections (a benchmark's replies) in its backlog."""
+
+    request_queue_size = 256
 
     def __init__(self, address: tuple[str, int], fake: LoopbackListener) -> None:
         self.fake = fake
