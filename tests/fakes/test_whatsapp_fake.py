@@ -525,6 +525,29 @@ def test_error_500_then_rate_limits_then_normal(fake: GraphFake):
     assert fake.count("POST", "/messages") == 6
 
 
+def test_a_fault_on_sends_spares_reads_of_the_number_and_read_marks(fake: GraphFake):
+    body, _ = fake.inbound_text(wa_id=MEMBER, text="hola")
+    wamid = json.loads(body)["entry"][0]["changes"][0]["value"]["messages"][0]["id"]
+    fake.fault("error_500", on="send")
+    read = {"messaging_product": "whatsapp", "status": "read", "message_id": wamid}
+
+    number = httpx.get(
+        f"{fake.base_url}/{VERSION}/{fake.phone_number_id}", headers=_auth(fake)
+    )
+    marked = _send(fake, read)
+    spoiled = _send(fake, _text(MEMBER, "uno"))
+    sent = _send(fake, _text(MEMBER, "dos"))
+
+    assert [r.status_code for r in (number, marked, spoiled, sent)] == [
+        200,
+        200,
+        500,
+        200,
+    ]
+    with pytest.raises(ValueError, match="on must be"):
+        fake.fault("error_500", on="everything")
+
+
 def test_lost_after_records_the_message_and_answers_nothing(fake: GraphFake):
     fake.inbound_text(wa_id=MEMBER, text="hola")
     fake.fault("lost_after")

@@ -75,7 +75,9 @@ Interface (stable; only added to)::
     fake.not_on_whatsapp(wa_id)         # later sends to it fail with 131026
     fake.allow_only(wa_ids)             # a test number's allowed list (131030)
     fake.expire_token()                 # 401, code 190, subcode 463 from now on
-    fake.fault(mode, times=1, seconds=0.0)
+    fake.fault(mode, times=1, seconds=0.0, on="any")
+        # on: "any" | "send" | "read" (mark as read, typing) | "number"
+        # | "templates": which requests the fault spoils
         # "error_500" (500, code 2) | "unavailable" (503, code 2)
         # | "rate_limited" (130429) | "pair_rate_limited" (131056)
         # | "token_expired" | "slow" (answered after `seconds`) | "lost_after"
@@ -142,11 +144,15 @@ FAULT_MODES = frozenset(
 )
 
 
+REQUEST_KINDS = frozenset({"any", "send", "read", "number", "templates"})
+
+
 @dataclass
 class _Fault:
     mode: str
     remaining: int
     seconds: float
+    on: str
 
 
 class GraphFake(GraphWebhooks):
@@ -219,21 +225,28 @@ class GraphFake(GraphWebhooks):
         """The access token has expired: every request gets 190 from now on."""
         self.token_expired = True
 
-    def fault(self, mode: str, times: int = 1, seconds: float = 0.0) -> None:
-        """Spoil the next ``times`` requests (faults queue up in order).
+    def fault(
+        self, mode: str, times: int = 1, seconds: float = 0.0, on: str = "any"
+    ) -> None:
+        """Spoil the next ``times`` requests of kind ``on`` (faults queue up in
+        order): ``any``, ``send`` (a message sent), ``read`` (mark as read or
+        typing indicator), ``number`` (the phone number read) or ``templates``.
 
-        ``refused`` closes the listener at once for ``seconds`` (``times`` does
-        not apply): connections are refused, as when Meta is unreachable.
+        ``refused`` closes the listener at once for ``seconds`` (``times`` and
+        ``on`` do not apply): connections are refused, as when Meta is
+        unreachable.
         """
         if mode not in FAULT_MODES:
             raise ValueError(f"unknown fault mode {mode!r}")
+        if on not in REQUEST_KINDS:
+            raise ValueError(f"on must be one of {', '.join(sorted(REQUEST_KINDS))}")
         if times < 1 or seconds < 0:
             raise ValueError("times must be positive and seconds not negative")
         if mode == "refused":
             self.refuse_for(seconds)
             return
         with self._fault_lock:
-            self._faults.append(_Fault(mode, times, seconds))
+            self._faults.append(_Fault(mode, times, seconds, on))
 
     # ------------------------------------------------------------ observations
 
@@ -279,8 +292,8 @@ class GraphFake(GraphWebhooks):
 
     def _answer(self, request: GraphRequest) -> GraphResponse:
         """Record the request, then answer it, spoiled by a pending fault."""
-        self._remember(request)
-        fault = self._take_fault()
+        entry = self._remember(request)
+        fault = self._take_fault(_kind(entry))
         if fault is None:
             return self._route(request)
         if fault.mode == "error_500":
@@ -306,34 +319,49 @@ class GraphFake(GraphWebhooks):
             response.drop = True
         return response
 
-    def _take_fault(self) -> _Fault | None:
+    def _take_fault(self, kind: str) -> _Fault | None:
+        """The first pending fault for this kind of request, used once."""
         with self._fault_lock:
-            if not self._faults:
-                return None
-            fault = self._faults[0]
-            fault.remaining -= 1
-            if fault.remaining == 0:
-                self._faults.pop(0)
-            return fault
+            for fault in self._faults:
+                if fault.on in ("any", kind):
+                    fault.remaining -= 1
+                    if fault.remaining == 0:
+                        self._faults.remove(fault)
+                    return fault
+            return None
 
-    def _remember(self, request: GraphRequest) -> None:
+    def _remember(self, request: GraphRequest) -> dict[str, Any]:
+        """Append the request to :attr:`requests` and return its entry."""
         parsed: Any = None
         if request.body:
             try:
                 parsed = json.loads(request.body.decode("utf-8"))
             except (UnicodeDecodeError, ValueError):
                 parsed = None
+        entry = {
+            "method": request.method,
+            "path": request.path,
+            "query": request.query,
+            "headers": request.headers,
+            "json": parsed,
+            "body": request.body,
+        }
         with self._lock:
-            self.requests.append(
-                {
-                    "method": request.method,
-                    "path": request.path,
-                    "query": request.query,
-                    "headers": request.headers,
-                    "json": parsed,
-                    "body": request.body,
-                }
-            )
+            self.requests.append(entry)
+        return entry
+
+
+def _kind(entry: dict[str, Any]) -> str:
+    """Which kind of request a recorded entry is, for :meth:`GraphFake.fault`."""
+    path, method = entry["path"].rstrip("/"), entry["method"]
+    if method == "POST" and path.endswith("/messages"):
+        body = entry["json"]
+        return "read" if isinstance(body, dict) and "status" in body else "send"
+    if path.endswith("/message_templates"):
+        return "templates"
+    if method == "GET" and path.count("/") == 2:
+        return "number"
+    return "other"
 
 
 def _digits(count: int) -> str:
