@@ -40,11 +40,12 @@ errors (190, 401; no token 104), a recipient outside a test number's allowed
 list (131030), templates missing or not approved (132001, HTTP 404), paused
 (132015) or disabled (132016), a wrong parameter count (132000), a body over
 1024 characters once filled in (132005), a text parameter with a new line, a tab
-or more than four spaces in a row (100), and the rate limits (130429, 131056)
-are HTTP error answers and nothing is sent. Free-form
-text outside 24 hours of the user's last message (131047) and a number not on
-WhatsApp (131026) are accepted with a ``wamid`` (200) and fail afterwards: the
-``failed`` status webhook carries the code (see :meth:`status_callbacks_for`).
+or more than four spaces in a row (100), a read mark naming no received message
+(100), and the rate limits (130429, 131056) are HTTP error answers and nothing
+is sent. Free-form text outside 24 hours of the user's last message (131047)
+and a number not on WhatsApp (131026) are accepted with a ``wamid`` (200) and
+fail afterwards: the ``failed`` status webhook carries the code (see
+:meth:`status_callbacks_for`).
 
 Interface (stable; only added to)::
 
