@@ -10,13 +10,19 @@ import hmac
 import json
 import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import httpx
 import pytest
 from django.conf import settings
 
-from tests.fakes.whatsapp_graph import GraphFake, graph_fake, running_graph_fake
+from tests.fakes.whatsapp_graph import (
+    GraphFake,
+    client_kwargs,
+    graph_fake,
+    running_graph_fake,
+)
 
 __all__ = ["graph_fake"]
 
@@ -125,6 +131,36 @@ def test_inbound_text_keeps_a_given_wamid_and_timestamp(fake: GraphFake):
     assert value["messages"][0]["id"] == "wamid.X1"
     assert value["messages"][0]["timestamp"] == "1700000000"
     assert value["contacts"][0]["profile"]["name"] == "Luis"
+
+
+def test_a_batch_holds_every_entry_and_is_signed_anew(fake: GraphFake):
+    first = fake.inbound_text(wa_id=MEMBER, text="uno")
+    second = fake.inbound_text(wa_id="34600333444", text="dos")
+
+    body, headers = fake.combine(first, second)
+
+    entries = json.loads(body)["entry"]
+    texts = [
+        message["text"]["body"]
+        for entry in entries
+        for change in entry["changes"]
+        for message in change["value"]["messages"]
+    ]
+    assert texts == ["uno", "dos"]
+    assert headers["X-Hub-Signature-256"] == fake.sign(body)
+
+
+def test_handshake_query_and_django_client_headers(fake: GraphFake):
+    params = fake.verification_params("42")
+    assert params == {
+        "hub.mode": "subscribe",
+        "hub.challenge": "42",
+        "hub.verify_token": fake.verify_token,
+    }
+    body, headers = fake.inbound_text(wa_id=MEMBER, text="hola")
+    kwargs = client_kwargs(headers)
+    assert kwargs["content_type"] == "application/json"
+    assert kwargs["HTTP_X_HUB_SIGNATURE_256"] == fake.sign(body)
 
 
 # ------------------------------------------------------------- phone number
@@ -328,11 +364,32 @@ def test_an_approved_template_goes_out_of_the_window(fake: GraphFake):
     assert answer.status_code == 200
     message = answer.json()["messages"][0]
     assert message["message_status"] == "accepted"
-    assert fake.sent[0]["failure"] is None
+    long_enough = _template("resultado_solicitud", ["a" * 1000, "b" * 23])
+    assert _send(fake, long_enough).status_code == 200
+    assert [e["failure"] for e in fake.sent] == [None, None]
     assert fake.sent[0]["type"] == "template"
     statuses = [_statuses(hook)[0] for hook in fake.status_callbacks_for(message["id"])]
     assert [s["status"] for s in statuses] == ["sent", "delivered", "read"]
     assert statuses[0]["pricing"]["category"] == "utility"
+
+
+def test_templates_to_and_the_accounts_template_list(fake: GraphFake):
+    fake.add_template("resultado_solicitud", language="es", body_params=2)
+    fake.add_template("resultado_solicitud", language="en_US", status="PAUSED")
+    _send(fake, _template("resultado_solicitud", ["baja temporal", "denegada"]))
+
+    assert fake.templates_to(MEMBER) == [
+        ("resultado_solicitud", "es", ["baja temporal", "denegada"])
+    ]
+    url = f"{fake.base_url}/{VERSION}/{fake.waba_id}/message_templates"
+    listed = httpx.get(url, params={"name": "resultado"}, headers=_auth(fake)).json()
+    assert sorted((t["language"], t["status"]) for t in listed["data"]) == [
+        ("en_US", "PAUSED"),
+        ("es", "APPROVED"),
+    ]
+    assert listed["data"][0]["components"][0]["text"] == "{{1}} {{2}}"
+    none = httpx.get(url, params={"name": "otra"}, headers=_auth(fake)).json()
+    assert none["data"] == []
 
 
 @pytest.mark.parametrize(
@@ -347,6 +404,7 @@ def test_an_approved_template_goes_out_of_the_window(fake: GraphFake):
         ("APPROVED", "aviso", "es", ["a", "b", "c"], 400, 132000),
         ("APPROVED", "aviso", "es", ["a\nb", "c"], 400, 100),
         ("APPROVED", "aviso", "es", ["a     b", "c"], 400, 100),
+        ("APPROVED", "aviso", "es", ["a" * 1000, "b" * 30], 400, 132005),
     ],
 )
 def test_template_refusals_are_synchronous(
@@ -414,22 +472,80 @@ def test_status_update_names_any_message_and_errors(fake: GraphFake):
     assert headers["X-Hub-Signature-256"] == fake.sign(body)
 
 
+def test_a_failed_status_carries_meta_error_objects(fake: GraphFake):
+    webhook = fake.status_update(
+        wamid="wamid.other", status="failed", recipient_id=MEMBER, errors=[131047]
+    )
+    (status,) = _statuses(webhook)
+    (error,) = status["errors"]
+    assert error["code"] == 131047
+    assert error["title"] == error["message"] == "Re-engagement message"
+    assert error["error_data"]["details"]
+    assert error["href"].startswith("https://developers.facebook.com/")
+
+    plain = _statuses(fake.status_update("wamid.x", "failed", recipient_id=MEMBER))
+    assert plain[0]["errors"][0]["code"] == 131026
+
+
+def test_a_burst_of_sends_is_answered_and_recorded_once_each(fake: GraphFake):
+    fake.inbound_text(wa_id=MEMBER, text="hola")
+    bodies = [f"respuesta {n}" for n in range(200)]
+
+    url = f"{fake.base_url}/{VERSION}/{fake.phone_number_id}/messages"
+    limits = httpx.Limits(max_connections=20)
+    with (
+        httpx.Client(headers=_auth(fake), timeout=60, limits=limits) as client,
+        ThreadPoolExecutor(max_workers=20) as pool,
+    ):
+        answers = list(
+            pool.map(lambda b: client.post(url, json=_text(MEMBER, b)), bodies)
+        )
+
+    assert {a.status_code for a in answers} == {200}
+    assert sorted(fake.texts_to(MEMBER)) == sorted(bodies)
+    assert len({e["wamid"] for e in fake.sent}) == 200
+
+
 # ------------------------------------------------------------------- faults
 
 
 def test_error_500_then_rate_limits_then_normal(fake: GraphFake):
     fake.inbound_text(wa_id=MEMBER, text="hola")
     fake.fault("error_500")
+    fake.fault("unavailable")
     fake.fault("rate_limited", times=2)
     fake.fault("pair_rate_limited")
 
-    answers = [_send(fake, _text(MEMBER, f"intento {n}")) for n in range(5)]
+    answers = [_send(fake, _text(MEMBER, f"intento {n}")) for n in range(6)]
 
-    assert [a.status_code for a in answers] == [500, 400, 400, 400, 200]
+    assert [a.status_code for a in answers] == [500, 503, 400, 400, 400, 200]
     assert _error(answers[0])["is_transient"] is True
-    assert [_error(a)["code"] for a in answers[1:4]] == [130429, 130429, 131056]
-    assert fake.texts_to(MEMBER) == ["intento 4"]
-    assert fake.count("POST", "/messages") == 5
+    assert [_error(a)["code"] for a in answers[1:5]] == [2, 130429, 130429, 131056]
+    assert fake.texts_to(MEMBER) == ["intento 5"]
+    assert fake.count("POST", "/messages") == 6
+
+
+def test_a_fault_on_sends_spares_reads_of_the_number_and_read_marks(fake: GraphFake):
+    body, _ = fake.inbound_text(wa_id=MEMBER, text="hola")
+    wamid = json.loads(body)["entry"][0]["changes"][0]["value"]["messages"][0]["id"]
+    fake.fault("error_500", on="send")
+    read = {"messaging_product": "whatsapp", "status": "read", "message_id": wamid}
+
+    number = httpx.get(
+        f"{fake.base_url}/{VERSION}/{fake.phone_number_id}", headers=_auth(fake)
+    )
+    marked = _send(fake, read)
+    spoiled = _send(fake, _text(MEMBER, "uno"))
+    sent = _send(fake, _text(MEMBER, "dos"))
+
+    assert [r.status_code for r in (number, marked, spoiled, sent)] == [
+        200,
+        200,
+        500,
+        200,
+    ]
+    with pytest.raises(ValueError, match="on must be"):
+        fake.fault("error_500", on="everything")
 
 
 def test_lost_after_records_the_message_and_answers_nothing(fake: GraphFake):

@@ -1,5 +1,6 @@
-"""The fake Graph API's endpoints: authentication, the phone number node, and
-``POST /{phone-number-id}/messages`` with the reference's validation.
+"""The fake Graph API's endpoints: authentication, the phone number node, the
+account's templates, and ``POST /{phone-number-id}/messages`` with the
+reference's validation.
 
 :class:`GraphApi` holds the state the endpoints read and write; the public face
 (set-up, webhook builders, faults) is :class:`tests.fakes.whatsapp_graph.GraphFake`.
@@ -15,23 +16,25 @@ import secrets
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
-from tests.fakes.whatsapp_listener import GraphListener, GraphRequest, GraphResponse
+from tests.fakes.whatsapp_listener import (
+    GraphListener,
+    GraphRequest,
+    GraphResponse,
+    Refusal,
+    invalid,
+    json_response,
+    refuse,
+)
+from tests.fakes.whatsapp_templates import Template, check_template, template_listing
 from tests.fakes.whatsapp_wire import (
-    INVALID_PARAMETER,
     NOT_IN_ALLOWED_LIST,
     RE_ENGAGEMENT,
-    TEMPLATE_DISABLED,
-    TEMPLATE_MISSING,
-    TEMPLATE_PARAM_COUNT,
-    TEMPLATE_PAUSED,
     UNDELIVERABLE,
     ErrorKind,
     graph_error,
     new_wamid,
-    whatsapp_error,
 )
 
 WINDOW_SECONDS = 24 * 3600
@@ -52,9 +55,6 @@ _OTHER_TYPES = frozenset(
         "video",
     }
 )
-# A template's text parameter may not hold new lines, tabs or more than four
-# spaces in a row.
-_BAD_PARAM_TEXT = re.compile(r"[\n\t]| {5,}")
 # Fields of the phone number node that GET answers without ``fields``.
 DEFAULT_NUMBER_FIELDS = (
     "verified_name",
@@ -65,40 +65,6 @@ DEFAULT_NUMBER_FIELDS = (
     "throughput",
     "id",
 )
-
-
-@dataclass
-class Template:
-    """A message template of the business account, in one language."""
-
-    name: str
-    language: str
-    status: str
-    body_params: int
-    category: str
-
-
-class _Refusal(Exception):
-    """A request answered with an error (raised inside validation)."""
-
-    def __init__(self, response: GraphResponse) -> None:
-        super().__init__(response.status)
-        self.response = response
-
-
-def json_response(
-    status: int, payload: dict[str, Any], headers: dict[str, str] | None = None
-) -> GraphResponse:
-    body = json.dumps(payload).encode("utf-8")
-    return GraphResponse(status, body, dict(headers or {}))
-
-
-def refuse(kind: ErrorKind, details: str | None = None) -> _Refusal:
-    return _Refusal(json_response(kind.http_status, whatsapp_error(kind, details)))
-
-
-def invalid(details: str) -> _Refusal:
-    return refuse(INVALID_PARAMETER, details)
 
 
 class GraphApi(GraphListener):
@@ -158,25 +124,33 @@ class GraphApi(GraphListener):
         if refused is not None:
             return refused
         try:
-            if (
-                node == self.phone_number_id
-                and edge is None
-                and request.method == "GET"
-            ):
-                payload = self._number(request)
-            elif node == self.phone_number_id and edge == "messages":
-                if request.method != "POST":
-                    raise _Refusal(self._unsupported(request, node))
-                payload = self._messages(request)
-            elif node == self.phone_number_id and edge is not None:
-                message = f"Unknown path components: /{edge}"
-                return json_response(400, graph_error(2500, message), headers)
-            else:
-                return self._unsupported(request, node)
-        except _Refusal as refusal:
+            payload = self._endpoint(request, node, edge)
+        except Refusal as refusal:
             refusal.response.headers.update(headers)
             return refusal.response
         return json_response(200, payload, headers)
+
+    def _endpoint(
+        self, request: GraphRequest, node: str, edge: str | None
+    ) -> dict[str, Any]:
+        """The answer of the endpoint for ``node`` and ``edge``."""
+        method = request.method
+        if node == self.phone_number_id and edge is None and method == "GET":
+            return self._number(request)
+        if node == self.phone_number_id and edge == "messages" and method == "POST":
+            return self._messages(request)
+        if node == self.waba_id and edge == "message_templates" and method == "GET":
+            with self._lock:
+                templates = list(self.templates.values())
+            return template_listing(templates, request.query.get("name"))
+        known = {
+            self.phone_number_id: ("messages",),
+            self.waba_id: ("message_templates",),
+        }
+        if edge is not None and node in known and edge not in known[node]:
+            message = f"Unknown path components: /{edge}"
+            raise Refusal(json_response(400, graph_error(2500, message)))
+        raise Refusal(self._unsupported(request, node))
 
     def _authenticate(self, request: GraphRequest) -> GraphResponse | None:
         """None for the right token (Bearer header or ``access_token``)."""
@@ -228,7 +202,7 @@ class GraphApi(GraphListener):
                         "type (WhatsAppBusinessPhoneNumber)"
                     )
                     response = json_response(400, graph_error(100, message))
-                    raise _Refusal(response)
+                    raise Refusal(response)
             fields = {name: self.number_fields[name] for name in wanted}
         fields["id"] = self.phone_number_id
         return fields
@@ -260,7 +234,8 @@ class GraphApi(GraphListener):
         if kind == "text":
             self._check_text(payload.get("text"))
         elif kind == "template":
-            template = self._check_template(payload.get("template"))
+            with self._lock:
+                template = check_template(self.templates, payload.get("template"))
         elif kind not in _OTHER_TYPES or payload.get(kind) is None:
             raise invalid(f"Param {kind} is not a valid message type with its object.")
         with self._lock:
@@ -279,62 +254,6 @@ class GraphApi(GraphListener):
             raise invalid(f"Param text['body'] must be at most {TEXT_MAX} characters.")
         if not isinstance(text.get("preview_url", False), bool):
             raise invalid("Param text['preview_url'] must be a boolean.")
-
-    def _check_template(self, template: Any) -> Template:
-        """The named, approved template, with its body's parameter count right."""
-        if not isinstance(template, dict) or not isinstance(template.get("name"), str):
-            raise invalid("Param template['name'] is required.")
-        language = template.get("language")
-        if not isinstance(language, dict) or not isinstance(language.get("code"), str):
-            raise invalid("Param template['language']['code'] is required.")
-        name, code = template["name"], language["code"]
-        with self._lock:
-            found = self.templates.get((name, code))
-        if found is None or found.status not in ("APPROVED", "PAUSED", "DISABLED"):
-            raise refuse(
-                TEMPLATE_MISSING, f"template name ({name}) does not exist in {code}"
-            )
-        if found.status == "PAUSED":
-            raise refuse(TEMPLATE_PAUSED, f"Template {name} is paused.")
-        if found.status == "DISABLED":
-            raise refuse(TEMPLATE_DISABLED, f"Template {name} is disabled.")
-        given = self._body_parameters(template.get("components", []))
-        if given != found.body_params:
-            details = (
-                f"body: number of localizable_params ({given}) does not match the "
-                f"expected number of params ({found.body_params})"
-            )
-            raise refuse(TEMPLATE_PARAM_COUNT, details)
-        return found
-
-    def _body_parameters(self, components: Any) -> int:
-        """How many parameters the body component gives (checking each one)."""
-        if not isinstance(components, list):
-            raise invalid("Param template['components'] must be an array.")
-        count = 0
-        for component in components:
-            if not isinstance(component, dict) or not isinstance(
-                component.get("type"), str
-            ):
-                raise invalid("Each template component needs a type.")
-            parameters = component.get("parameters", [])
-            if not isinstance(parameters, list):
-                raise invalid("Param components['parameters'] must be an array.")
-            if component["type"].lower() != "body":
-                continue
-            for parameter in parameters:
-                if not isinstance(parameter, dict) or parameter.get("type") != "text":
-                    raise invalid("Body parameters of this template are of type text.")
-                value = parameter.get("text")
-                if not isinstance(value, str) or not value:
-                    raise invalid("Param text is required for a text parameter.")
-                if _BAD_PARAM_TEXT.search(value):
-                    raise invalid(
-                        "Param text cannot have new-line/tab characters or more "
-                        "than 4 consecutive spaces"
-                    )
-                count += 1
-        return count
 
     def _accept(
         self, payload: dict[str, Any], to: str, wa_id: str, template: Template | None
@@ -396,3 +315,8 @@ class GraphApi(GraphListener):
         with self._lock:
             last = self.last_inbound.get(wa_id)
         return last is not None and self.clock() - last < WINDOW_SECONDS
+
+    def message(self, wamid: str) -> dict[str, Any] | None:
+        """The accepted message with this id, if any."""
+        with self._lock:
+            return next((e for e in self.sent if e["wamid"] == wamid), None)

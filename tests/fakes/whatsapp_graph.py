@@ -1,15 +1,18 @@
 """A local stand-in for Meta's WhatsApp Business Cloud API (the Graph API) and
 for the webhooks Meta posts to the app, built from Meta's published reference.
 
-Reference followed (read in December 2026; Graph API versions v21.0 to v23.0 are
-current there, and the fake accepts any ``v<major>.<minor>`` in the path):
+Reference followed: Meta's WhatsApp Business Platform pages on
+developers.facebook.com as updated in mid 2026 (their examples name Graph API
+v26.0; the fake accepts any ``v<major>.<minor>`` in the path and answers with a
+``facebook-api-version`` header naming it):
 
 - the Cloud API *messages* reference on developers.facebook.com: the send
   endpoint's body for text (body at most 4096 characters, ``preview_url``) and
   template messages (name, language code, components with text parameters),
   its answer (``messaging_product``, ``contacts[].input/wa_id``,
   ``messages[].id``, and ``message_status`` for templates), and the same
-  endpoint's mark-as-read form with the optional typing indicator;
+  endpoint's mark-as-read form with the optional typing indicator (the
+  *typing indicators* page: ``{"success": true}``);
 - the *messages webhook* reference and its *status messages* page: the
   ``whatsapp_business_account`` object, ``entry[].changes[].value`` with
   ``metadata``, ``contacts`` and ``messages`` for an incoming message, and
@@ -23,18 +26,26 @@ current there, and the fake accepts any ``v<major>.<minor>`` in the path):
 - the webhooks guide: the ``X-Hub-Signature-256`` header (``sha256=`` and the
   hex HMAC-SHA256 of the raw body keyed with the app secret);
 - the phone number node's fields (id, display_phone_number, verified_name,
-  quality_rating, code_verification_status, platform_type, throughput, ...),
-  cross-checked with the OpenAPI description of Cloud API v21.0 published in the
-  api-evangelist/whatsapp repository (request and phone-number schemas).
+  quality_rating, code_verification_status, platform_type, throughput, ...)
+  and the business account's ``message_templates`` edge (name, language,
+  status, category, components), cross-checked with the OpenAPI description of
+  Cloud API v21.0 published in the api-evangelist/whatsapp repository (request,
+  text, template and phone-number schemas).
+
+The display number is formatted (``+34 910 00 00 00``) where the node answers
+it and digits only in webhook ``metadata``, as in Meta's examples.
 
 Synchronous or not, as the reference has it: validation errors (100), token
 errors (190, 401; no token 104), a recipient outside a test number's allowed
 list (131030), templates missing or not approved (132001, HTTP 404), paused
-(132015) or disabled (132016), a wrong parameter count (132000), and the rate
-limits (130429, 131056) are HTTP error answers and nothing is sent. Free-form
-text outside 24 hours of the user's last message (131047) and a number not on
-WhatsApp (131026) are accepted with a ``wamid`` (200) and fail afterwards: the
-``failed`` status webhook carries the code (see :meth:`status_callbacks_for`).
+(132015) or disabled (132016), a wrong parameter count (132000), a body over
+1024 characters once filled in (132005), a text parameter with a new line, a tab
+or more than four spaces in a row (100), a read mark naming no received message
+(100), and the rate limits (130429, 131056) are HTTP error answers and nothing
+is sent. Free-form text outside 24 hours of the user's last message (131047)
+and a number not on WhatsApp (131026) are accepted with a ``wamid`` (200) and
+fail afterwards: the ``failed`` status webhook carries the code (see
+:meth:`status_callbacks_for`).
 
 Interface (stable; only added to)::
 
@@ -48,26 +59,39 @@ Interface (stable; only added to)::
     body, headers = fake.inbound_text(wa_id=..., text=..., name="Ana",
                                       wamid=None, timestamp=None)
     body, headers = fake.inbound_message(wa_id, {"type": ..., ...}, name=...)
+    body, headers = fake.combine(webhook, webhook, ...)  # one batched delivery
+    fake.verification_params(challenge)  # hub.mode / hub.verify_token / hub.challenge
+    client_kwargs(headers)              # headers as Django's test client takes them
     body, headers = fake.status_update(wamid=..., status="sent"|"delivered"|
                                        "read"|"failed", recipient_id=None,
                                        errors=None, timestamp=None)
+                                      # errors: Meta error objects or codes
     fake.status_callbacks_for(wamid)    # [(body, headers)]: sent, delivered,
                                         # read; or the one failed status
     fake.sign(body) -> "sha256=<hex>"
-    fake.add_template(name, language="es", status="APPROVED", body_params=2,
-                      category="UTILITY")
+    fake.add_template(name, language="es", status="APPROVED"|"PAUSED"|
+                      "DISABLED"|"PENDING", body_params=2, category="UTILITY",
+                      text=None)       # also listed by GET /{waba-id}/message_templates
     fake.set_last_inbound(wa_id, when)  # datetime or Unix seconds; None forgets
     fake.not_on_whatsapp(wa_id)         # later sends to it fail with 131026
     fake.allow_only(wa_ids)             # a test number's allowed list (131030)
     fake.expire_token()                 # 401, code 190, subcode 463 from now on
-    fake.fault(mode, times=1, seconds=0.0)
-        # "error_500" | "rate_limited" (130429) | "pair_rate_limited" (131056)
+    fake.fault(mode, times=1, seconds=0.0, on="any")
+        # on: "any" | "send" | "read" (mark as read, typing) | "number"
+        # | "templates": which requests the fault spoils
+        # "error_500" (500, code 2) | "unavailable" (503, code 2)
+        # | "rate_limited" (130429) | "pair_rate_limited" (131056)
         # | "token_expired" | "slow" (answered after `seconds`) | "lost_after"
         # (handled and recorded, connection closed with no answer)
         # | "refused" (nothing listens for `seconds`)
     fake.sent       # accepted messages in order: {"wamid", "to", "wa_id",
                     # "type", "json", "category", "failure" (None or code), "at"}
-    fake.texts_to(wa_id), fake.read_marks, fake.number_fields, fake.clock
+    fake.message(wamid)                 # that entry of fake.sent, or None
+    fake.texts_to(wa_id)                # text bodies accepted for wa_id
+    fake.templates_to(wa_id)            # [(name, language, [body params])]
+    fake.in_window(wa_id)               # wrote less than 24 h ago (fake.clock)
+    fake.read_marks                     # [{"message_id", "typing"}]
+    fake.number_fields, fake.clock      # editable: node fields, time source
     fake.requests   # every request: {"method", "path", "query", "headers",
                     # "json", "body"} (authorization redacted)
     fake.count(method, path_suffix)
@@ -88,31 +112,29 @@ from typing import Any
 
 import pytest
 
-from tests.fakes.whatsapp_api import GraphApi, Template, json_response
+from tests.fakes.whatsapp_api import json_response
 from tests.fakes.whatsapp_listener import GraphRequest, GraphResponse
+from tests.fakes.whatsapp_templates import Template
+from tests.fakes.whatsapp_webhooks import GraphWebhooks
 from tests.fakes.whatsapp_wire import (
     PAIR_RATE_LIMIT_HIT,
     RATE_LIMIT_HIT,
-    RE_ENGAGEMENT,
-    UNDELIVERABLE,
-    ErrorKind,
-    encode_webhook,
-    envelope,
     graph_error,
-    inbound_value,
-    new_wamid,
-    now,
-    sign,
-    status_value,
-    webhook_error,
     whatsapp_error,
 )
 
-__all__ = ["GraphFake", "graph_fake", "running_graph_fake", "whatsapp_bases_with"]
+__all__ = [
+    "GraphFake",
+    "client_kwargs",
+    "graph_fake",
+    "running_graph_fake",
+    "whatsapp_bases_with",
+]
 
 FAULT_MODES = frozenset(
     {
         "error_500",
+        "unavailable",
         "rate_limited",
         "pair_rate_limited",
         "token_expired",
@@ -121,9 +143,9 @@ FAULT_MODES = frozenset(
         "refused",
     }
 )
-STATUSES = ("sent", "delivered", "read", "failed")
-_FAILURES = {kind.code: kind for kind in (RE_ENGAGEMENT, UNDELIVERABLE)}
-Webhook = tuple[bytes, dict[str, str]]
+
+
+REQUEST_KINDS = frozenset({"any", "send", "read", "number", "templates"})
 
 
 @dataclass
@@ -131,9 +153,10 @@ class _Fault:
     mode: str
     remaining: int
     seconds: float
+    on: str
 
 
-class GraphFake(GraphApi):
+class GraphFake(GraphWebhooks):
     """One WhatsApp Business number on loopback, started at construction."""
 
     def __init__(
@@ -151,8 +174,6 @@ class GraphFake(GraphApi):
             verified_name=verified_name,
             access_token="EAAG" + secrets.token_urlsafe(48).replace("-", "x"),
         )
-        self.app_secret = secrets.token_hex(16)
-        self.verify_token = secrets.token_urlsafe(16)
         self._faults: list[_Fault] = []
         self._fault_lock = threading.Lock()
         self.start()
@@ -170,9 +191,15 @@ class GraphFake(GraphApi):
         status: str = "APPROVED",
         body_params: int = 2,
         category: str = "UTILITY",
+        text: str | None = None,
     ) -> None:
-        """A template of the business account in ``language`` (replaces one)."""
-        template = Template(name, language, status.upper(), body_params, category)
+        """A template of the business account in ``language`` (replaces one);
+        ``text`` is its body, by default one with ``body_params`` placeholders."""
+        if text is None:
+            text = " ".join(f"{{{{{n}}}}}" for n in range(1, body_params + 1))
+        template = Template(
+            name, language, status.upper(), body_params, category.upper(), text
+        )
         with self._lock:
             self.templates[(name, language)] = template
 
@@ -199,21 +226,28 @@ class GraphFake(GraphApi):
         """The access token has expired: every request gets 190 from now on."""
         self.token_expired = True
 
-    def fault(self, mode: str, times: int = 1, seconds: float = 0.0) -> None:
-        """Spoil the next ``times`` requests (faults queue up in order).
+    def fault(
+        self, mode: str, times: int = 1, seconds: float = 0.0, on: str = "any"
+    ) -> None:
+        """Spoil the next ``times`` requests of kind ``on`` (faults queue up in
+        order): ``any``, ``send`` (a message sent), ``read`` (mark as read or
+        typing indicator), ``number`` (the phone number read) or ``templates``.
 
-        ``refused`` closes the listener at once for ``seconds`` (``times`` does
-        not apply): connections are refused, as when Meta is unreachable.
+        ``refused`` closes the listener at once for ``seconds`` (``times`` and
+        ``on`` do not apply): connections are refused, as when Meta is
+        unreachable.
         """
         if mode not in FAULT_MODES:
             raise ValueError(f"unknown fault mode {mode!r}")
+        if on not in REQUEST_KINDS:
+            raise ValueError(f"on must be one of {', '.join(sorted(REQUEST_KINDS))}")
         if times < 1 or seconds < 0:
             raise ValueError("times must be positive and seconds not negative")
         if mode == "refused":
             self.refuse_for(seconds)
             return
         with self._fault_lock:
-            self._faults.append(_Fault(mode, times, seconds))
+            self._faults.append(_Fault(mode, times, seconds, on))
 
     # ------------------------------------------------------------ observations
 
@@ -236,118 +270,31 @@ class GraphFake(GraphApi):
                 if entry["wa_id"] == wa_id and entry["type"] == "text"
             ]
 
-    def message(self, wamid: str) -> dict[str, Any] | None:
-        """The accepted message with this id, if any."""
+    def templates_to(self, wa_id: str) -> list[tuple[str, str, list[str]]]:
+        """The templates accepted for ``wa_id``: name, language, body texts."""
         with self._lock:
-            return next((e for e in self.sent if e["wamid"] == wamid), None)
-
-    # ---------------------------------------------------------------- webhooks
-
-    def sign(self, body: bytes) -> str:
-        """The ``X-Hub-Signature-256`` value Meta would send with ``body``."""
-        return sign(body, self.app_secret)
-
-    def inbound_text(
-        self,
-        wa_id: str,
-        text: str,
-        name: str = "Ana",
-        wamid: str | None = None,
-        timestamp: int | None = None,
-    ) -> Webhook:
-        """The webhook of a text ``wa_id`` sends to the business number."""
-        message = {"type": "text", "text": {"body": text}}
-        return self.inbound_message(wa_id, message, name, wamid, timestamp)
-
-    def inbound_message(
-        self,
-        wa_id: str,
-        message: dict[str, Any],
-        name: str = "Ana",
-        wamid: str | None = None,
-        timestamp: int | None = None,
-    ) -> Webhook:
-        """The webhook of any incoming message (``message`` holds its ``type``
-        and typed object). It opens the sender's 24-hour window at its time."""
-        wamid = wamid or new_wamid(wa_id, inbound=True)
-        stamp = int(self.clock()) if timestamp is None else int(timestamp)
-        with self._lock:
-            self.inbound_wamids.add(wamid)
-            previous = self.last_inbound.get(wa_id)
-            if previous is None or stamp > previous:
-                self.last_inbound[wa_id] = float(stamp)
-        value = inbound_value(
-            wa_id=wa_id, name=name, wamid=wamid, timestamp=stamp, message=message
-        )
-        return self._webhook(value)
-
-    def status_update(
-        self,
-        wamid: str,
-        status: str,
-        recipient_id: str | None = None,
-        errors: list[dict[str, Any]] | None = None,
-        timestamp: int | None = None,
-    ) -> Webhook:
-        """The status webhook of a message the business sent.
-
-        ``recipient_id`` defaults to the recipient of the accepted message;
-        a ``failed`` status without ``errors`` carries the message's own failure
-        (131047 or 131026), else 131026.
-        """
-        if status not in STATUSES:
-            raise ValueError(f"status must be one of {', '.join(STATUSES)}")
-        sent = self.message(wamid)
-        if recipient_id is None:
-            if sent is None:
-                raise ValueError(f"no accepted message {wamid}: give recipient_id")
-            recipient_id = sent["wa_id"]
-        if status == "failed" and errors is None:
-            code = sent["failure"] if sent is not None else None
-            errors = [webhook_error(_FAILURES.get(code or 0, UNDELIVERABLE))]
-        value = status_value(
-            wamid=wamid,
-            status=status,
-            recipient_id=recipient_id,
-            timestamp=now() if timestamp is None else timestamp,
-            category=sent["category"] if sent is not None else "service",
-            errors=errors if status == "failed" else None,
-        )
-        return self._webhook(value)
-
-    def status_callbacks_for(self, wamid: str) -> list[Webhook]:
-        """What Meta posts about a message the fake accepted: ``sent``,
-        ``delivered`` and ``read`` a second apart, or only ``failed``."""
-        sent = self.message(wamid)
-        if sent is None:
-            raise ValueError(f"no accepted message {wamid}")
-        start = int(sent["at"])
-        if sent["failure"] is not None:
-            return [self.status_update(wamid, "failed", timestamp=start + 1)]
+            found = [e["json"] for e in self.sent if e["wa_id"] == wa_id]
         return [
-            self.status_update(wamid, status, timestamp=start + offset)
-            for offset, status in enumerate(("sent", "delivered", "read"), start=1)
+            (
+                payload["template"]["name"],
+                payload["template"]["language"]["code"],
+                [
+                    parameter["text"]
+                    for component in payload["template"].get("components", [])
+                    if component["type"].lower() == "body"
+                    for parameter in component.get("parameters", [])
+                ],
+            )
+            for payload in found
+            if payload.get("type") == "template"
         ]
-
-    def error_object(self, kind: ErrorKind) -> dict[str, Any]:
-        """An ``errors`` item for :meth:`status_update`."""
-        return webhook_error(kind)
-
-    def _webhook(self, value: dict[str, Any]) -> Webhook:
-        payload = envelope(
-            waba_id=self.waba_id,
-            display_number="".join(c for c in self.display_phone_number if c.isdigit()),
-            phone_number_id=self.phone_number_id,
-            value=value,
-        )
-        return encode_webhook(payload, self.app_secret)
 
     # ---------------------------------------------------------------- handling
 
     def _answer(self, request: GraphRequest) -> GraphResponse:
         """Record the request, then answer it, spoiled by a pending fault."""
-        self._remember(request)
-        fault = self._take_fault()
+        entry = self._remember(request)
+        fault = self._take_fault(_kind(entry))
         if fault is None:
             return self._route(request)
         if fault.mode == "error_500":
@@ -356,6 +303,9 @@ class GraphFake(GraphApi):
             )
             error = graph_error(2, message, is_transient=True)
             return json_response(500, error)
+        if fault.mode == "unavailable":
+            message = "Service temporarily unavailable"
+            return json_response(503, graph_error(2, message, is_transient=True))
         if fault.mode == "rate_limited":
             return json_response(400, whatsapp_error(RATE_LIMIT_HIT))
         if fault.mode == "pair_rate_limited":
@@ -370,34 +320,49 @@ class GraphFake(GraphApi):
             response.drop = True
         return response
 
-    def _take_fault(self) -> _Fault | None:
+    def _take_fault(self, kind: str) -> _Fault | None:
+        """The first pending fault for this kind of request, used once."""
         with self._fault_lock:
-            if not self._faults:
-                return None
-            fault = self._faults[0]
-            fault.remaining -= 1
-            if fault.remaining == 0:
-                self._faults.pop(0)
-            return fault
+            for fault in self._faults:
+                if fault.on in ("any", kind):
+                    fault.remaining -= 1
+                    if fault.remaining == 0:
+                        self._faults.remove(fault)
+                    return fault
+            return None
 
-    def _remember(self, request: GraphRequest) -> None:
+    def _remember(self, request: GraphRequest) -> dict[str, Any]:
+        """Append the request to :attr:`requests` and return its entry."""
         parsed: Any = None
         if request.body:
             try:
                 parsed = json.loads(request.body.decode("utf-8"))
             except (UnicodeDecodeError, ValueError):
                 parsed = None
+        entry = {
+            "method": request.method,
+            "path": request.path,
+            "query": request.query,
+            "headers": request.headers,
+            "json": parsed,
+            "body": request.body,
+        }
         with self._lock:
-            self.requests.append(
-                {
-                    "method": request.method,
-                    "path": request.path,
-                    "query": request.query,
-                    "headers": request.headers,
-                    "json": parsed,
-                    "body": request.body,
-                }
-            )
+            self.requests.append(entry)
+        return entry
+
+
+def _kind(entry: dict[str, Any]) -> str:
+    """Which kind of request a recorded entry is, for :meth:`GraphFake.fault`."""
+    path, method = entry["path"].rstrip("/"), entry["method"]
+    if method == "POST" and path.endswith("/messages"):
+        body = entry["json"]
+        return "read" if isinstance(body, dict) and "status" in body else "send"
+    if path.endswith("/message_templates"):
+        return "templates"
+    if method == "GET" and path.count("/") == 2:
+        return "number"
+    return "other"
 
 
 def _digits(count: int) -> str:
@@ -405,6 +370,16 @@ def _digits(count: int) -> str:
     return str(secrets.randbelow(9) + 1) + "".join(
         str(secrets.randbelow(10)) for _ in range(count - 1)
     )
+
+
+def client_kwargs(headers: dict[str, str]) -> dict[str, str]:
+    """A webhook's headers as Django's test client takes them, e.g.
+    ``client.post(url, body, **client_kwargs(headers))``."""
+    kwargs = {"content_type": headers["Content-Type"]}
+    for name, value in headers.items():
+        if name.lower() != "content-type":
+            kwargs["HTTP_" + name.upper().replace("-", "_")] = value
+    return kwargs
 
 
 def whatsapp_bases_with(fake: GraphFake) -> Any:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import abc
 import errno
+import json
 import socket
 import threading
 import time
@@ -30,7 +31,12 @@ from tests.fakes.stripe_listener import (
 from tests.fakes.stripe_wire import Params, _parse_params
 from tests.fakes.stripe_wire import _Request as _StripeRequest
 from tests.fakes.stripe_wire import _Response as _StripeResponse
-from tests.fakes.whatsapp_wire import fbtrace_id
+from tests.fakes.whatsapp_wire import (
+    INVALID_PARAMETER,
+    ErrorKind,
+    fbtrace_id,
+    whatsapp_error,
+)
 
 
 @dataclass
@@ -55,6 +61,29 @@ class GraphResponse:
     headers: dict[str, str] = field(default_factory=dict)
     delay: float = 0.0
     drop: bool = False
+
+
+class Refusal(Exception):
+    """A request answered with an error (raised inside validation)."""
+
+    def __init__(self, response: GraphResponse) -> None:
+        super().__init__(response.status)
+        self.response = response
+
+
+def json_response(
+    status: int, payload: dict[str, Any], headers: dict[str, str] | None = None
+) -> GraphResponse:
+    body = json.dumps(payload).encode("utf-8")
+    return GraphResponse(status, body, dict(headers or {}))
+
+
+def refuse(kind: ErrorKind, details: str | None = None) -> Refusal:
+    return Refusal(json_response(kind.http_status, whatsapp_error(kind, details)))
+
+
+def invalid(details: str) -> Refusal:
+    return refuse(INVALID_PARAMETER, details)
 
 
 class GraphListener(LoopbackListener):
@@ -101,7 +130,10 @@ class GraphListener(LoopbackListener):
 
 
 class _GraphServer(_Server):
-    """The Stripe listener's server class, serving :class:`_GraphHandler`."""
+    """The Stripe listener's server class, serving :class:`_GraphHandler`, with
+    room for a burst of connections (a benchmark's replies) in its backlog."""
+
+    request_queue_size = 256
 
     def __init__(self, address: tuple[str, int], fake: LoopbackListener) -> None:
         self.fake = fake

@@ -75,8 +75,25 @@ TEMPLATE_PARAM_COUNT = ErrorKind(
 TEMPLATE_MISSING = ErrorKind(
     132001, 404, "Template name does not exist in the translation", ""
 )
+TEMPLATE_TOO_LONG = ErrorKind(132005, 400, "Template Hydrated Text Too Long", "")
 TEMPLATE_PAUSED = ErrorKind(132015, 400, "Template is Paused", "")
 TEMPLATE_DISABLED = ErrorKind(132016, 400, "Template is Disabled", "")
+KNOWN_ERRORS = {
+    kind.code: kind
+    for kind in (
+        INVALID_PARAMETER,
+        RATE_LIMIT_HIT,
+        PAIR_RATE_LIMIT_HIT,
+        NOT_IN_ALLOWED_LIST,
+        UNDELIVERABLE,
+        RE_ENGAGEMENT,
+        TEMPLATE_PARAM_COUNT,
+        TEMPLATE_MISSING,
+        TEMPLATE_TOO_LONG,
+        TEMPLATE_PAUSED,
+        TEMPLATE_DISABLED,
+    )
+}
 
 
 def fbtrace_id() -> str:
@@ -204,7 +221,8 @@ def status_value(
 ) -> dict[str, Any]:
     """The ``value`` of a status notification for a message the business sent.
 
-    ``sent`` and ``delivered`` carry the conversation and pricing objects;
+    ``sent`` and ``delivered`` carry the conversation and pricing objects
+    (per-message pricing: a reply in the service window is free);
     ``read`` carries neither; ``failed`` carries the ``errors`` array.
     """
     entry: dict[str, Any] = {
@@ -220,9 +238,11 @@ def status_value(
         }
         if status == "sent":
             entry["conversation"]["expiration_timestamp"] = str(timestamp + 24 * 3600)
+        free = category == "service"
         entry["pricing"] = {
-            "billable": category != "service",
+            "billable": not free,
             "pricing_model": "PMP",
+            "type": "free_customer_service" if free else "regular",
             "category": category,
         }
     if errors:
