@@ -33,8 +33,11 @@ TEXT_LIMIT = 4096
 WINDOW = datetime.timedelta(hours=24)
 #: Tries of a send whose connection was refused, and the pause before each again.
 SEND_PAUSES = (0.3, 1.0)
-#: The longest template parameter sent (Meta refuses long ones).
-PARAMETER_LIMIT = 1000
+#: The longest template parameters sent: what was asked, what happened. Meta
+#: refuses a template whose body, parameters filled in, is over 1,024
+#: characters (132005); these leave the template's own words 124.
+ASKED_LIMIT = 200
+HAPPENED_LIMIT = 700
 WHITESPACE = re.compile(r"\s+")
 
 #: Meta's refusals, as staff read them (Cloud API error codes).
@@ -47,6 +50,8 @@ REFUSALS = {
     132015: _("The template is paused by Meta for its low quality."),
     132016: _("The template is disabled by Meta."),
     132000: _("The template expects a different number of parameters."),
+    132005: _("The template's text, with the parameters filled in, is too long."),
+    132018: _("A template parameter has characters WhatsApp does not accept."),
     131026: _("The number is not on WhatsApp, or cannot receive this message."),
     131030: _("The number is not on the test number's list of recipients."),
     130429: _("WhatsApp's limit of messages per second was reached."),
@@ -83,12 +88,12 @@ def window_open(last_inbound_at: datetime.datetime | None) -> bool:
     return last_inbound_at is not None and timezone.now() - last_inbound_at < WINDOW
 
 
-def _parameter(text: str) -> str:
-    """A template parameter: one line (Meta refuses new lines and runs of
-    spaces), at most ``PARAMETER_LIMIT`` characters."""
+def _parameter(text: str, limit: int) -> str:
+    """A template parameter: one line (Meta refuses new lines, tabs and runs
+    of spaces in one), at most ``limit`` characters."""
     flat = WHITESPACE.sub(" ", text).strip() or "-"
-    if len(flat) > PARAMETER_LIMIT:
-        flat = flat[: PARAMETER_LIMIT - 1].rstrip() + "…"
+    if len(flat) > limit:
+        flat = flat[: limit - 1].rstrip() + "…"
     return flat
 
 
@@ -118,7 +123,10 @@ def _rows(
         bodies = reply_parts(message.text)
     elif channel.template_name:
         kind = WhatsAppReply.Kind.TEMPLATE
-        params = [_parameter(asked), _parameter(message.text)]
+        params = [
+            _parameter(asked, ASKED_LIMIT),
+            _parameter(message.text, HAPPENED_LIMIT),
+        ]
         bodies = [json.dumps(params, ensure_ascii=False)]
     else:
         kind = WhatsAppReply.Kind.TEXT

@@ -14,7 +14,12 @@ import time_machine
 from django.utils import timezone
 
 from agents.models import Conversation, WhatsAppReply
-from approvals.services import pending_action_approve, pending_action_execute
+from agents.whatsapp.sending import HAPPENED_LIMIT
+from approvals.services import (
+    pending_action_approve,
+    pending_action_execute,
+    pending_action_reject,
+)
 from gymnasia.memberships.models import MembershipFreeze
 from tests.agents.scripted import Say
 from tests.agents.whatsapp_kit import LUCIA, Turns, connect, graph_running
@@ -102,7 +107,7 @@ def test_with_no_template_the_outcome_waits_and_staff_are_told(
     assert conversation.messages.last().text.startswith("Cuota congelada")
     case = Handoff.objects.get(cause=Handoff.Cause.WHATSAPP_UNREACHED)
     assert case.member.external_id == "socio-1001"
-    assert "no outcome template" in handoff_described(case).known
+    assert "no tiene plantilla de resultado" in handoff_described(case).known
 
 
 def test_within_the_day_the_outcome_goes_as_text(
@@ -152,7 +157,7 @@ def test_a_template_missing_is_told_to_staff(
     reply = WhatsAppReply.objects.get(kind="template")
     assert (reply.status, reply.error_code) == ("refused", 132001)
     case = Handoff.objects.get(cause=Handoff.Cause.WHATSAPP_UNREACHED)
-    assert "template does not exist" in case.known
+    assert "La plantilla no existe" in case.known
 
 
 def test_a_refused_connection_is_tried_again_and_sent_once(
@@ -193,7 +198,7 @@ def test_a_failed_status_from_meta_is_told_to_staff(client, agent, graph, turns,
     reply.refresh_from_db()
     assert (reply.status, reply.error_code) == ("failed", 131026)
     case = Handoff.objects.get(cause=Handoff.Cause.WHATSAPP_UNREACHED)
-    assert "not on WhatsApp" in case.known
+    assert "no está en WhatsApp" in case.known
     assert json.loads(json.dumps(case.tried))["code"] == 131026
 
 
@@ -207,3 +212,38 @@ def test_statuses_reach_read(client, agent, graph, turns, model):
 
     reply.refresh_from_db()
     assert reply.status == "read"
+
+
+def test_a_rejection_within_the_day_is_told_on_whatsapp(
+    agent, graph, turns, freeze_asked, django_capture_on_commit_callbacks
+):
+    staff = StaffRoleFactory(business=agent.business, role="staff").user
+
+    with django_capture_on_commit_callbacks(execute=True):
+        pending_action_reject(action_id=freeze_asked.pk, user=staff, reason="Fechas")
+    turns.send_delivered()
+
+    told = graph.texts_to(LUCIA)[-1]
+    assert told.startswith("El equipo del gimnasio no ha aprobado tu solicitud")
+    assert "Fechas" in told
+
+
+def test_template_parameters_are_one_line_and_bounded(
+    client, agent, graph, turns, model
+):
+    connect(agent, graph, template_name=TEMPLATE)
+    graph.add_template(TEMPLATE, language="es", body_params=2)
+    model(Say(text="Primera línea.\n\n" + "palabra " * 400))
+    long_ago = int((timezone.now() - NEXT_DAY).timestamp())  # its reply is late
+    turns.post(client, agent, graph.inbound_text(LUCIA, "Hola", timestamp=long_ago))
+
+    turns.run()
+
+    template = graph.sent[-1]
+    assert (template["type"], template["failure"]) == ("template", None)
+    asked, happened = [
+        p["text"] for p in template["json"]["template"]["components"][0]["parameters"]
+    ]
+    assert asked == "Hola"
+    assert "\n" not in happened and len(happened) <= HAPPENED_LIMIT
+    assert happened.startswith("Primera línea. palabra palabra")
