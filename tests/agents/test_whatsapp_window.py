@@ -247,3 +247,14 @@ def test_template_parameters_are_one_line_and_bounded(
     assert asked == "Hola"
     assert "\n" not in happened and len(happened) <= HAPPENED_LIMIT
     assert happened.startswith("Primera línea. palabra palabra")
+
+
+def test_the_staff_inbox_shows_a_request_came_on_whatsapp(
+    client, agent, graph, turns, freeze_asked
+):
+    client.force_login(StaffRoleFactory(business=agent.business, role="staff").user)
+
+    page = client.get("/inbox/", headers={"Accept-Language": "es"}).content.decode()
+
+    assert "En WhatsApp" in page
+    assert "He enviado tu solicitud al equipo" in page
