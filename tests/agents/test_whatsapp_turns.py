@@ -8,6 +8,8 @@ import pytest
 
 from agents.models import Conversation, WhatsAppReply
 from agents.whatsapp.sending import TEXT_LIMIT, reply_parts
+from approvals.events import events_announce
+from approvals.models import Event
 from gymnasia.classes.models import Booking
 from gymnasia.gyms.models import Member
 from tests.agents.offline_kit import weekday_ahead
@@ -148,6 +150,9 @@ def test_a_number_on_two_members_is_a_visitor_and_staff_are_told(
     case = Handoff.objects.get()
     assert case.cause == Handoff.Cause.WHATSAPP_AMBIGUOUS
     assert case.member is None
+    events_announce()
+    told = Event.objects.get(type=Event.Type.HANDOFF_OPENED)
+    assert told.handoff_id == case.pk
 
 
 def test_a_long_reply_is_sent_in_parts_within_the_limit(
