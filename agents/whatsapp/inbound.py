@@ -93,10 +93,12 @@ def _sent_at(value: Any) -> datetime.datetime:
 def inbound_record(
     *, channel: WhatsAppChannel, messages: list[dict[str, Any]]
 ) -> list[int]:
-    """Record the messages of a delivery; the ids of those new. A ``wamid``
-    seen before is the same message delivered again: its insert is refused
-    by the unique ``wamid`` (one statement, no read before it), and it runs
-    nothing."""
+    """Record the messages of a delivery; the ids of those whose turn is still
+    to run. A ``wamid`` seen before is the same message delivered again: its
+    insert is refused by the unique ``wamid`` (one statement, no read before
+    it); it is given again only while its turn has not been taken (its task may
+    have been lost with the broker: Meta delivers again after an error), and
+    the turn's task runs it once however often it is sent."""
     new = []
     for item in messages:
         kind = str(item.get("type") or "")
@@ -114,6 +116,10 @@ def inbound_record(
                     sent_at=_sent_at(item.get("timestamp")),
                 )
         except IntegrityError:
+            waiting = WhatsAppInbound.objects.filter(
+                wamid=item["id"], state=WhatsAppInbound.State.QUEUED
+            ).values_list("pk", flat=True)
+            new += list(waiting)
             continue
         new.append(inbound.pk)
     return new
