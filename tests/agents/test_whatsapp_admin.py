@@ -4,14 +4,18 @@ test reads the number from Meta or says plainly what failed."""
 
 from __future__ import annotations
 
+import io
+import logging
+
 import pytest
+from django.core.management import call_command
 from django.utils import translation
 
 from agents.models import WhatsAppChannel
 from agents.whatsapp.graph import Refused
 from agents.whatsapp.services import _problem
 from tests.admin_forms import form_data
-from tests.agents.whatsapp_kit import connect, graph_running
+from tests.agents.whatsapp_kit import LUCIA, Turns, connect, graph_running
 from tests.factories import StaffRoleFactory
 
 pytestmark = pytest.mark.django_db
@@ -93,3 +97,33 @@ def test_staff_cannot_open_the_channels(client, agent, graph):
     response = client.get(f"/admin/agents/whatsappchannel/{channel.pk}/change/")
 
     assert response.status_code in (403, 302, 404)
+
+
+def test_the_channels_secrets_never_leave_the_app(
+    client, agent, graph, owner, caplog, monkeypatch, django_capture_on_commit_callbacks
+):
+    """R12: after a member's turn, the token, app secret and verify token are in
+    no log line, no page, no row but their encrypted columns."""
+    caplog.set_level(logging.DEBUG)
+    for name in ("httpx", "httpcore", "agents", "tools", "django"):
+        caplog.set_level(logging.DEBUG, logger=name)
+    channel = connect(agent, graph)
+    turns = Turns(monkeypatch, django_capture_on_commit_callbacks)
+    turns.post(client, agent, graph.inbound_text(LUCIA, "Hola"))
+    turns.run()
+    assert graph.texts_to(LUCIA)
+
+    dump = io.StringIO()
+    call_command("dumpdata", "agents", "tools", "approvals", stdout=dump)
+    pages = [
+        client.get(url).content.decode()
+        for url in (
+            "/admin/agents/whatsappchannel/",
+            f"/admin/agents/whatsappchannel/{channel.pk}/change/",
+            "/admin/agents/conversation/",
+        )
+    ]
+    for secret in (graph.access_token, graph.app_secret, graph.verify_token):
+        assert secret not in caplog.text
+        assert secret not in dump.getvalue()
+        assert all(secret not in page for page in pages)
