@@ -46,6 +46,7 @@ class Migration(migrations.Migration):
                 ('sent_at', models.DateTimeField(verbose_name='sent at')),
                 ('received_at', models.DateTimeField(default=django.utils.timezone.now, verbose_name='received at')),
                 ('state', models.CharField(choices=[('queued', 'Queued'), ('taken', 'Taken'), ('done', 'Done')], default='queued', max_length=8, verbose_name='state')),
+                ('taken_at', models.DateTimeField(blank=True, null=True, verbose_name='taken at')),
             ],
             options={
                 'verbose_name': 'WhatsApp message received',

@@ -34,6 +34,10 @@ from gymnasia.text import storable_text
 from tools.models import Handoff
 from tools.services import handoff_create
 
+#: Longer than any task may run (``CELERY_TASK_TIME_LIMIT``): a turn taken this
+#: long ago whose task is delivered again had its worker stop under it.
+INBOUND_LEASE = datetime.timedelta(minutes=10)
+
 
 def whatsapp_sender(*, business_id: int, wa_id: str) -> tuple[Member | None, bool]:
     """The member of the gym whose record has this number, and whether more
@@ -151,17 +155,52 @@ def _window_opened(conversation: Conversation, moment: datetime.datetime) -> Non
     conversation.refresh_from_db(fields=["last_inbound_at"])
 
 
+def _stopped_told(inbound: WhatsAppInbound) -> None:
+    """A turn taken longer ago than any task may run never finished (its
+    worker stopped): whether the member's message was read is not known, so it
+    is not run again (R9); staff are told the member got no answer."""
+    conversation = inbound.conversation
+    with override(inbound.channel.agent.language):
+        words = gettext(
+            "The assistant stopped while answering a WhatsApp message (its "
+            "worker ended); the member got no answer to it."
+        )
+    handoff_create(
+        business=inbound.channel.agent.business,
+        member=conversation.member if conversation else None,
+        conversation_key=str(conversation.pk) if conversation else "",
+        cause=Handoff.Cause.WHATSAPP_UNREACHED,
+        tried={"channel": "whatsapp", "received": inbound.wamid},
+        known=words,
+    )
+
+
+def _taken(inbound_id: int) -> str:
+    """Take the message's turn: ``taken`` once; ``stopped`` once for a turn
+    whose worker ended (taken past the lease); else ``already taken``."""
+    State = WhatsAppInbound.State
+    now = timezone.now()
+    mine = WhatsAppInbound.objects.filter(pk=inbound_id)
+    if mine.filter(state=State.QUEUED).update(state=State.TAKEN, taken_at=now):
+        return "taken"
+    stopped = mine.filter(state=State.TAKEN, taken_at__lt=now - INBOUND_LEASE)
+    if stopped.update(state=State.DONE):
+        return "stopped"
+    return "already taken"
+
+
 def inbound_turn(*, inbound_id: int) -> str:
     """Run the turn of one message received, once: the first to take it runs
     it, a repeated task finds it taken. The replies are sent as they come."""
-    taken = WhatsAppInbound.objects.filter(
-        pk=inbound_id, state=WhatsAppInbound.State.QUEUED
-    ).update(state=WhatsAppInbound.State.TAKEN)
-    if not taken:
-        return "already taken"
-    inbound = WhatsAppInbound.objects.select_related("channel__agent__business").get(
-        pk=inbound_id
-    )
+    taken = _taken(inbound_id)
+    if taken == "already taken":
+        return taken
+    inbound = WhatsAppInbound.objects.select_related(
+        "channel__agent__business", "conversation__member"
+    ).get(pk=inbound_id)
+    if taken == "stopped":
+        _stopped_told(inbound)
+        return taken
     agent = inbound.channel.agent
     member, ambiguous = whatsapp_sender(
         business_id=agent.business_id, wa_id=inbound.wa_id

@@ -98,6 +98,7 @@ class WhatsAppInbound(models.Model):
     state = models.CharField(
         _("state"), max_length=8, choices=State.choices, default=State.QUEUED
     )
+    taken_at = models.DateTimeField(_("taken at"), null=True, blank=True)
     conversation = models.ForeignKey(
         "agents.Conversation",
         on_delete=models.SET_NULL,

@@ -4,9 +4,12 @@ sent as text, split at WhatsApp's limit."""
 
 from __future__ import annotations
 
-import pytest
+import datetime
 
-from agents.models import Conversation, WhatsAppReply
+import pytest
+from django.utils import timezone
+
+from agents.models import Conversation, WhatsAppInbound, WhatsAppReply
 from agents.whatsapp.sending import TEXT_LIMIT, reply_parts
 from approvals.events import events_announce
 from approvals.models import Event
@@ -199,3 +202,39 @@ def test_a_message_that_is_not_text_is_answered_in_fixed_words(
     assert graph.texts_to(LUCIA) == [
         "Solo puedo leer mensajes de texto; escribe tu pregunta, por favor."
     ]
+
+
+def test_a_turn_whose_worker_stopped_is_told_to_staff_not_run_again(
+    client, agent, channel, graph, turns, model
+):
+    scripted = model()
+    turns.post(client, agent, graph.inbound_text(LUCIA, "Hola"))
+    [inbound_id] = turns.queued
+    # A worker took it eleven minutes ago and ended; its task comes back.
+    WhatsAppInbound.objects.filter(pk=inbound_id).update(
+        state="taken", taken_at=timezone.now() - datetime.timedelta(minutes=11)
+    )
+
+    assert turns.run() == ["stopped"]
+
+    assert scripted.requests == []
+    assert graph.texts_to(LUCIA) == []
+    case = Handoff.objects.get(cause=Handoff.Cause.WHATSAPP_UNREACHED)
+    assert "se detuvo" in case.known
+    assert WhatsAppInbound.objects.get().state == "done"
+
+
+def test_a_turn_taken_within_its_lease_is_left_to_its_worker(
+    client, agent, channel, graph, turns, model
+):
+    scripted = model()
+    turns.post(client, agent, graph.inbound_text(LUCIA, "Hola"))
+    [inbound_id] = turns.queued
+    WhatsAppInbound.objects.filter(pk=inbound_id).update(
+        state="taken", taken_at=timezone.now() - datetime.timedelta(minutes=2)
+    )
+
+    assert turns.run() == ["already taken"]
+
+    assert scripted.requests == []
+    assert not Handoff.objects.exists()
