@@ -32,7 +32,7 @@ TEXT_LIMIT = 4096
 #: The customer service window: free-form messages within it only.
 WINDOW = datetime.timedelta(hours=24)
 #: Tries of a send whose connection was refused, and the pause before each again.
-SEND_PAUSES = (0.3, 1.0)
+SEND_PAUSES = (0.5, 1.0, 2.0, 4.0)
 #: The longest template parameters sent: what was asked, what happened. Meta
 #: refuses a template whose body, parameters filled in, is over 1,024
 #: characters (132005); these leave the template's own words 124.
