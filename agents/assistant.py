@@ -87,6 +87,7 @@ def provider_for(agent: Agent, conversation: Conversation) -> Provider:
         today=business_today(business=conversation.business),
         visitor=conversation.member_id is None,
         contact=conversation.business.contact_details,
+        on_whatsapp=conversation.channel == "whatsapp",
     )
 
 

@@ -238,3 +238,14 @@ def test_a_turn_taken_within_its_lease_is_left_to_its_worker(
 
     assert scripted.requests == []
     assert not Handoff.objects.exists()
+
+
+def test_the_demo_model_tells_an_unknown_number_how_to_become_known(
+    client, agent, channel, graph, turns
+):
+    [reply] = _ask(client, agent, graph, turns, STRANGER, "¿Cuál es mi cuota?")
+
+    assert reply == (
+        "Para eso necesito saber quién eres: pide al gimnasio que añada este "
+        "número a tu ficha de socio y vuelve a escribirme."
+    )

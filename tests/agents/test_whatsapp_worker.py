@@ -84,6 +84,7 @@ def test_an_unknown_number_is_answered_with_no_member_data(
 
     assert Conversation.objects.get().member is None
     assert "Lucía" not in reply
+    assert "añada este número a tu ficha de socio" in reply
     assert not ToolCallLog.objects.filter(tool_name="get_membership").exists()
 
 
