@@ -307,8 +307,8 @@ class AgentAdmin(BudgetShown, BusinessScopedAdmin):
 class ConversationAdmin(ReadOnlyScopedAdmin):
     """A conversation as a timeline; under each tool call, its verification log."""
 
-    list_display = ["created_at", "agent", "member", "language"]
-    list_filter = ["agent", "language"]
+    list_display = ["created_at", "agent", "channel", "member", "language"]
+    list_filter = ["agent", "channel", "language"]
     #: The Panel's links to a day's conversations with members' turns or model
     #: steps (``approvals.panel.page``); Django lists each conversation once.
     panel_lookups = frozenset(
@@ -323,7 +323,7 @@ class ConversationAdmin(ReadOnlyScopedAdmin):
     list_select_related = ["agent", "member"]
     search_fields = ["member__name", "member__external_id"]
     date_hierarchy = "created_at"
-    fields = ("agent", "member", "language", "created_at")
+    fields = ("agent", "channel", "wa_id", "member", "language", "created_at")
     readonly_fields = fields
     change_form_template = "admin/agents/conversation/change_form.html"
 
@@ -350,3 +350,7 @@ class ConversationAdmin(ReadOnlyScopedAdmin):
                 obj.messages.all(), business_id=obj.business_id
             )
         return super().render_change_form(request, context, add, change, form_url, obj)
+
+
+# The WhatsApp channel's page lives with the channel.
+from agents.whatsapp import admin as whatsapp_admin  # noqa: E402, F401

@@ -313,10 +313,9 @@ def conversation_excerpts(
     however long their conversations: the bounds of each step's turn, then the
     messages within them."""
     visible: dict[str, list[Message]] = {}
-    rows = Message.objects.filter(
-        _excerpts_wanted(requests, size), role__in=Message.VISIBLE
-    ).order_by("pk")
-    for message in rows.only("conversation_id", "role", "text", "created_at"):
+    wanted = Q(_excerpts_wanted(requests, size), role__in=Message.VISIBLE)
+    rows = Message.objects.filter(wanted).select_related("conversation").order_by("pk")
+    for message in rows.only("conversation__channel", "role", "text", "created_at"):
         visible.setdefault(str(message.conversation_id), []).append(message)
     excerpts = {}
     for conversation_key, step_key in requests:

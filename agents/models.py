@@ -144,6 +144,13 @@ class Agent(models.Model):
         ]
 
 
+class Channel(models.TextChoices):
+    """Where a member talks to an agent."""
+
+    WIDGET = "widget", _("Widget")
+    WHATSAPP = "whatsapp", _("WhatsApp")
+
+
 class Conversation(models.Model):
     """A member's (or an anonymous visitor's) conversation with one agent."""
 
@@ -167,6 +174,15 @@ class Conversation(models.Model):
     )
     language = models.CharField(_("language"), max_length=2, choices=Language.choices)
     created_at = models.DateTimeField(_("created at"), default=timezone.now)
+    channel = models.CharField(
+        _("channel"), max_length=10, choices=Channel.choices, default=Channel.WIDGET
+    )
+    #: On WhatsApp: the sender's number (E.164) and when they last wrote, which
+    #: opens the 24 hours a free-form reply may be sent in.
+    wa_id = models.CharField(_("WhatsApp number"), max_length=32, blank=True)
+    last_inbound_at = models.DateTimeField(
+        _("member's last message"), null=True, blank=True
+    )
     #: Who runs a turn of the conversation now, and until when (its lease, renewed
     #: at each step): one turn at a time, across processes (``agents.serial``).
     turn_holder = models.CharField(_("turn held by"), max_length=32, blank=True)
@@ -177,6 +193,19 @@ class Conversation(models.Model):
         verbose_name_plural = _("conversations")
         ordering = ["-created_at"]
         indexes = [models.Index(fields=["business", "created_at"])]
+        constraints = [
+            # One WhatsApp conversation per agent, number and member (or none).
+            models.UniqueConstraint(
+                fields=["agent", "wa_id", "member"],
+                condition=models.Q(channel="whatsapp", member__isnull=False),
+                name="whatsapp_conversation_member",
+            ),
+            models.UniqueConstraint(
+                fields=["agent", "wa_id"],
+                condition=models.Q(channel="whatsapp", member__isnull=True),
+                name="whatsapp_conversation_visitor",
+            ),
+        ]
 
     def __str__(self) -> str:
         who = str(self.member) if self.member_id else gettext("anonymous visitor")
@@ -337,3 +366,23 @@ class BudgetAlert(models.Model):
 
     def __str__(self) -> str:
         return f"{self.agent} · {self.month:%Y-%m} · {self.percent} %"
+
+
+# The WhatsApp channel's models live with the channel (``agents.whatsapp``).
+from agents.whatsapp.models import (  # noqa: E402
+    WhatsAppChannel,
+    WhatsAppInbound,
+    WhatsAppReply,
+)
+
+__all__ = [
+    "Agent",
+    "BudgetAlert",
+    "Channel",
+    "Conversation",
+    "Message",
+    "ModelPrice",
+    "WhatsAppChannel",
+    "WhatsAppInbound",
+    "WhatsAppReply",
+]

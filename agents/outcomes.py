@@ -18,10 +18,11 @@ import uuid
 from typing import Any
 
 from asgiref.sync import async_to_sync
+from django.db import transaction
 from django.utils.translation import gettext, override
 
 from agents.conversations import message_add
-from agents.models import Conversation, Message
+from agents.models import Channel, Conversation, Message
 from agents.turn import turn_continue
 from agents.verdict import NOT_CONFIRMED, SENTENCES
 from tools.naming import arguments_changed
@@ -129,13 +130,17 @@ def conversation_outcome_post(
     conversation = _conversation(conversation_key)
     if conversation is None:
         return None
+    with override(conversation.language):
+        asked = _request_said(conversation, tool_name, arguments)
     if status not in EXECUTED:
         text = _fixed_notice(
             conversation, status, tool_name, arguments, reason, changes
         )
-        return message_add(
+        notice = message_add(
             conversation=conversation, role=Message.Role.NOTICE, text=text
         )
+        _whatsapp_queued(conversation, [notice], asked)
+        return notice
     call = ToolCall(id=f"approved_{action_id}", name=tool_name, arguments=arguments)
     result_payload = dict(
         payload or {"status": "unknown_outcome", "verification": "unverifiable"}
@@ -148,7 +153,7 @@ def conversation_outcome_post(
     )
     with override(conversation.language):
         unanswered = gettext("The staff reviewed your request (%(title)s).") % {
-            "title": _request_said(conversation, tool_name, arguments)
+            "title": asked
         }
     told = async_to_sync(turn_continue)(
         conversation,
@@ -157,7 +162,21 @@ def conversation_outcome_post(
         unanswered=unanswered,
         about={"approved_action": action_id},
     )
+    _whatsapp_queued(conversation, told, asked)
     return told[-1] if told else None
+
+
+def _whatsapp_queued(
+    conversation: Conversation, messages: list[Message], asked: str
+) -> None:
+    """On WhatsApp, the member is sent what was added, once it is committed
+    (``agents.whatsapp.sending``: within 24 hours, else the owner's template)."""
+    if conversation.channel != Channel.WHATSAPP or not messages:
+        return
+    from agents.tasks import whatsapp_deliver_messages  # it imports the turn too
+
+    ids = [m.pk for m in messages]
+    transaction.on_commit(lambda: whatsapp_deliver_messages.delay(ids, asked))
 
 
 def conversation_handoff_settled(
@@ -176,4 +195,7 @@ def conversation_handoff_settled(
             text = gettext("A member of staff looked at your request.")
         if note:
             text += " " + note
-    return message_add(conversation=conversation, role=Message.Role.NOTICE, text=text)
+        asked = gettext("Your request to the gym's staff")
+    notice = message_add(conversation=conversation, role=Message.Role.NOTICE, text=text)
+    _whatsapp_queued(conversation, [notice], asked)
+    return notice

@@ -1,6 +1,7 @@
 from django.urls import path
 
 from agents import api, openapi, views
+from agents.whatsapp.webhook import whatsapp_webhook
 
 urlpatterns = [
     path("api/v1/conversations", api.conversations, name="api-conversations"),
@@ -13,4 +14,9 @@ urlpatterns = [
     path("widget.js", views.widget_script, name="widget-script"),
     path("widget/<str:public_key>/", views.widget_page, name="widget-page"),
     path("demo/", views.demo_site, name="demo-site"),
+    path(
+        "channels/whatsapp/<str:public_key>/",
+        whatsapp_webhook,
+        name="whatsapp-webhook",
+    ),
 ]

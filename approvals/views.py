@@ -100,14 +100,24 @@ def _staff(request: HttpRequest) -> User:
     return request.user
 
 
-def _excerpts(
-    requests: list[tuple[str, str]],
-) -> dict[tuple[str, str], list[tuple[str, str]]]:
-    """Each request's excerpt (``conversation_excerpts``) as the role's label and
-    the text of each message."""
+class Excerpt(list[tuple[str, str]]):
+    """An excerpt's lines (the role's label and the text of each message), and
+    the channel of its conversation (``whatsapp`` is shown)."""
+
+    channel = ""
+
+
+def _excerpt(messages: list[Message], roles: dict[str, str]) -> Excerpt:
+    excerpt = Excerpt((roles[m.role], m.text) for m in messages)
+    excerpt.channel = messages[0].conversation.channel if messages else ""
+    return excerpt
+
+
+def _excerpts(requests: list[tuple[str, str]]) -> dict[tuple[str, str], Excerpt]:
+    """Each request's excerpt (``conversation_excerpts``)."""
     roles = choice_labels(Message.Role)
     return {
-        request: [(roles[m.role], m.text) for m in messages]
+        request: _excerpt(messages, roles)
         for request, messages in conversation_excerpts(requests=requests).items()
     }
 

@@ -41,6 +41,8 @@ OWNER_PERMISSIONS: dict[str, tuple[str, ...]] = {
     "agents.message": VIEW,
     # What each model's tokens cost the gym (staff may read them).
     "agents.modelprice": ALL,
+    # The agent's WhatsApp number and its secrets (written only).
+    "agents.whatsappchannel": ALL,
     "approvals.decision": VIEW,
     "approvals.staffnotice": VIEW,
     "approvals.webhookendpoint": ALL,
@@ -53,6 +55,7 @@ STAFF_PERMISSIONS: dict[str, tuple[str, ...]] = {
     if label
     not in {
         "tools.integration",
+        "agents.whatsappchannel",
         "approvals.webhookendpoint",
         "approvals.webhookdelivery",
     }

@@ -68,6 +68,14 @@ MINDBODY_API_BASES = [base.rstrip("/") for base in _list("MINDBODY_API_BASES")] 
     "https://api.mindbodyonline.com/public/v6"
 ]
 
+#: The Graph API addresses an owner may choose for a WhatsApp channel (the first
+#: is the default), without the version (``agents.whatsapp.graph`` adds it). The
+#: channel's access token is sent to the one chosen, so it is the operator's
+#: list: a local fake in tests, for example.
+WHATSAPP_API_BASES = [base.rstrip("/") for base in _list("WHATSAPP_API_BASES")] or [
+    "https://graph.facebook.com"
+]
+
 #: Whether webhook endpoints may be on loopback or private addresses (and plain
 #: http): the tests' receivers only. Off, a gym's endpoint cannot be pointed at
 #: the machines beside Gymnasia.

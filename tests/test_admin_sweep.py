@@ -18,7 +18,7 @@ from django.forms.models import model_to_dict
 from django.urls import reverse
 
 from agents.conversations import conversation_start, message_add
-from agents.models import ModelPrice
+from agents.models import ModelPrice, WhatsAppChannel
 from agents.services import agent_create
 from approvals.models import Decision, Event, WebhookDelivery, WebhookEndpoint
 from approvals.services import pending_action_reject
@@ -95,6 +95,15 @@ def gym_a():
         input=Decimal("0.25"),
         cached_input=Decimal("0.025"),
         output=Decimal("2"),
+    )
+    WhatsAppChannel.objects.create(
+        agent=agent,
+        api_base="https://graph.facebook.com",
+        phone_number_id="106540352242922",
+        business_account_id="102290129340398",
+        access_token_encrypted=encrypt("EAAG" + "t" * 40),
+        app_secret_encrypted=encrypt("a" * 32),
+        verify_token_encrypted=encrypt("v" * 16),
     )
     assert Decision.objects.exists() and Handoff.objects.exists()
     assert ToolCallLog.objects.exists()

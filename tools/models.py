@@ -338,6 +338,14 @@ class Handoff(models.Model):
             "budget_used_up",
             _("The assistant's monthly budget is used up"),
         )
+        WHATSAPP_AMBIGUOUS = (
+            "wa_ambiguous",
+            _("A WhatsApp number matches more than one member"),
+        )
+        WHATSAPP_UNREACHED = (
+            "wa_unreached",
+            _("A member could not be reached on WhatsApp"),
+        )
 
     class Status(models.TextChoices):
         OPEN = "open", _("Open")

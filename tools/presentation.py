@@ -292,7 +292,18 @@ KNOWN = {
         "The assistant's budget for this month is used up, so the member's message "
         "came to the staff; the assistant did not read it."
     ),
+    Handoff.Cause.WHATSAPP_AMBIGUOUS: gettext_lazy(
+        "The number is on more than one member's record, so the assistant "
+        "answered it as an anonymous visitor. Keep it on one member only."
+    ),
+    Handoff.Cause.WHATSAPP_UNREACHED: gettext_lazy(
+        "A message for the member could not be sent on WhatsApp; it waits in "
+        "the conversation."
+    ),
 }
+#: Cases whose recorded ``known`` says more than their cause (WhatsApp's own
+#: refusal, in words).
+TOLD_AS_RECORDED = (Handoff.Cause.WHATSAPP_UNREACHED,)
 
 
 def handoff_described(handoff: Handoff) -> HandoffDescribed:
@@ -315,6 +326,8 @@ def handoff_described(handoff: Handoff) -> HandoffDescribed:
             "The program stopped with a fault (%(error)s) while making the change; "
             "it may have done it."
         ) % {"error": handoff.tried.get("error", "")}
+    elif cause in TOLD_AS_RECORDED and handoff.known:
+        known = handoff.known
     else:
         known = str(KNOWN[Handoff.Cause(cause)])
     return HandoffDescribed(title=title, known=known)

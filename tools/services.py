@@ -29,6 +29,7 @@ def handoff_create(
     tried: dict[str, Any] | None = None,
     reason: str = "",
     tool_call: ToolCallLog | None = None,
+    known: str = "",
 ) -> Handoff:
     """Give a case to the gym's staff, with why (a code, read in the reader's
     language), what was tried and, for a member asking for a person, their own
@@ -41,6 +42,7 @@ def handoff_create(
         reason=reason,
         tried=tried or {},
         tool_call=tool_call,
+        known=known,
     )
 
 

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import datetime
 import zoneinfo
+from typing import Any
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.validators import MinValueValidator
 from django.db import models
 from django.utils.translation import gettext_lazy as _
+
+from gymnasia.gyms.phones import phone_e164, phone_stored
 
 
 class Language(models.TextChoices):
@@ -174,6 +177,17 @@ class Member(models.Model):
     external_id = models.CharField(_("external id"), max_length=200)
     name = models.CharField(_("name"), max_length=200, blank=True)
     email = models.EmailField(_("email"), blank=True)
+    #: In E.164 (``gymnasia.gyms.phones``); a WhatsApp sender is matched by it.
+    phone = models.CharField(
+        _("phone"),
+        max_length=32,
+        blank=True,
+        db_index=True,
+        help_text=_(
+            "With the country code, e.g. +34 600 123 456. A member who writes "
+            "to the gym's WhatsApp number from it is recognised."
+        ),
+    )
     language = models.CharField(
         _("language"),
         max_length=2,
@@ -195,3 +209,20 @@ class Member(models.Model):
 
     def __str__(self) -> str:
         return self.name or self.external_id
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        # One form for every way a member is written (admin, imports, a
+        # vendor's sync), so that a sender's number finds it.
+        self.phone = phone_stored(self.phone)
+        super().save(*args, **kwargs)
+
+    def clean(self) -> None:
+        if self.phone and not phone_e164(self.phone):
+            raise ValidationError(
+                {
+                    "phone": _(
+                        "Write the number with its country code, e.g. +34 600 123 456."
+                    )
+                }
+            )
+        self.phone = phone_stored(self.phone)

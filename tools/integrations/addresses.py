@@ -44,7 +44,7 @@ def destination_allowed(base_url: str, allowed: list[str]) -> bool:
     """Whether credentials may be sent to this API address: one the operator
     lists, whose name does not resolve to a private, loopback or link-local
     address (an address listed as a number is taken as the operator wrote it)."""
-    if base_url not in allowed:
+    if base_url.rstrip("/") not in allowed:
         return False
     host = urlsplit(base_url).hostname or ""
     try:

@@ -91,6 +91,8 @@ class Turn:
     contact: str
     #: Whether the rule is read as the answer to the question it asked.
     answering: bool = False
+    #: A visitor on WhatsApp is known by the number they write from.
+    on_whatsapp: bool = False
 
     def result(self, tool: str) -> dict[str, Any] | None:
         """The last result of ``tool`` in this turn."""
@@ -111,6 +113,11 @@ class Turn:
     def not_offered(self) -> str:
         """A tool this conversation is not offered: a visitor is asked to sign in
         (member tools are never offered to one), anyone else is told where to turn."""
+        if self.visitor and self.on_whatsapp:
+            return _(
+                "For that I need to know who you are: ask the gym to add this "
+                "number to your member record, then write to me again."
+            )
         if self.visitor:
             return _(
                 "For that I need to know who you are: sign in on the gym's website "

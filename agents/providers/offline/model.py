@@ -101,11 +101,13 @@ class OfflineProvider:
         today: datetime.date | None = None,
         visitor: bool = False,
         contact: str = "",
+        on_whatsapp: bool = False,
     ) -> None:
         self.language = language
         self.today = today or datetime.date.today()
         self.visitor = visitor
         self.contact = contact.strip()
+        self.on_whatsapp = on_whatsapp
 
     def reply(self, request: ModelRequest, depth: int = 0) -> Reply:
         """The step's reply; a day no calendar has is told as such, whichever
@@ -152,6 +154,7 @@ class OfflineProvider:
             today=self.today,
             visitor=self.visitor,
             contact=self.contact,
+            on_whatsapp=self.on_whatsapp,
         )
         if thread.done and (rule := BY_NAME.get(thread.state.get("rule", ""))):
             return rule.step(turn) or Reply()
