@@ -296,11 +296,12 @@
   function stateOf(message) {
     if (message.role !== "assistant") return null;
     var lead = message.text.split("\n\n")[0];
-    var cases = ["not_confirmed", "not_done", "waits"];
+    var cases = ["not_confirmed", "not_done", "waits", "already_waits"];
     for (var i = 0; i < cases.length; i++) {
-      var sentences = config.sentences[cases[i]];
+      var sentences = config.sentences[cases[i]] || [];
       for (var j = 0; j < sentences.length; j++) {
-        if (lead.indexOf(sentences[j]) !== -1) return cases[i];
+        // A request already with staff shows as one that waits.
+        if (lead.indexOf(sentences[j]) !== -1) return cases[i] === "already_waits" ? "waits" : cases[i];
       }
     }
     return null;
