@@ -199,7 +199,7 @@ def outcome(
     result: Mapping[str, Any], done: Callable[[Mapping[str, Any]], str], waits: str
 ) -> str:
     """What a write's result means: ``done`` of a success, ``waits`` while staff
-    decide, a refusal from its codes; a duplicate told as its first call."""
+    decide, a refusal's reasons from its codes; a duplicate told as its first call."""
     status = result.get("status")
     if status == "duplicate":
         first = result.get("first") or {"status": "unknown_outcome"}
@@ -220,9 +220,8 @@ def outcome(
         return _("The service is unavailable right now.")
     if status == "failed":
         return _("It failed; nothing was changed.")
-    return _("It could not be done: %(why)s") % {
-        "why": refusals_said(result.get("refusals"))
-    }
+    # Why, alone: R10's sentence in front already says it was not done.
+    return refusals_said(result.get("refusals"))
 
 
 def read_failed(result: Mapping[str, Any]) -> str:

@@ -320,10 +320,6 @@
     if (state) {
       item.classList.add("state-" + state);
       item.dataset.state = state;
-      var badge = document.createElement("span");
-      badge.className = "state";
-      badge.textContent = S[state];
-      item.appendChild(badge);
     }
     var body = document.createElement("div");
     body.className = "text";
@@ -334,6 +330,9 @@
       body.appendChild(paragraph);
     } else {
       renderMarkdown(body, message.text);
+      // R10's sentence leads the reply and is its state, said once: marked,
+      // not repeated by a badge of its own.
+      if (state && body.firstChild) body.firstChild.classList.add("state");
     }
     item.appendChild(body);
     return item;
