@@ -19,7 +19,6 @@ from django.core.management import call_command
 from django.urls import reverse
 
 from gymnasia.management.commands.serve import Command as ServeCommand
-
 from tools.specs import PUBLISHED
 
 ROOT = Path(__file__).resolve().parents[1]
