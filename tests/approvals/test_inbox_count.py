@@ -193,3 +193,15 @@ def test_a_decision_brings_the_headers_new_count(staff_client, world, settings):
     assert (
         '<a href="/inbox/" id="inbox-link" hx-swap-oob="true">Inbox (1)</a>' in answer
     )
+
+
+def test_the_cases_filtered_to_resolved_do_not_say_none_is_open(
+    staff_client, settings
+):
+    settings.LANGUAGE_CODE = "en"
+
+    page = staff_client.get("/inbox/handoffs/?status=resolved").content.decode()
+
+    assert "No case matches this filter." in page
+    assert "No open cases." not in page
+    assert "No open cases." in staff_client.get("/inbox/handoffs/").content.decode()
