@@ -195,9 +195,7 @@ def test_a_decision_brings_the_headers_new_count(staff_client, world, settings):
     )
 
 
-def test_the_cases_filtered_to_resolved_do_not_say_none_is_open(
-    staff_client, settings
-):
+def test_the_cases_filtered_to_resolved_do_not_say_none_is_open(staff_client, settings):
     settings.LANGUAGE_CODE = "en"
 
     page = staff_client.get("/inbox/handoffs/?status=resolved").content.decode()
