@@ -8,6 +8,10 @@ VENV := .venv
 BIN := $(VENV)/bin
 HOST ?= 127.0.0.1
 PORT ?= 8000
+# `make run PROVIDER=openai [MODEL=gpt-5]` answers with that provider's model (its
+# key in the environment); the choice stays until another is made.
+PROVIDER ?=
+MODEL ?=
 
 .PHONY: run test lint bench bench-reference screenshots
 
@@ -23,7 +27,8 @@ $(VENV)/.installed-dev: $(VENV)/.installed requirements-dev.txt
 
 run: $(VENV)/.installed
 	DEBUG=$${DEBUG:-1} $(BIN)/python manage.py migrate --noinput
-	DEBUG=$${DEBUG:-1} $(BIN)/python manage.py seed_demo --site-origin http://localhost:$(PORT)
+	DEBUG=$${DEBUG:-1} $(BIN)/python manage.py seed_demo --site-origin http://localhost:$(PORT) \
+		$(if $(PROVIDER),--provider $(PROVIDER)) $(if $(MODEL),--model $(MODEL))
 	DEBUG=$${DEBUG:-1} $(BIN)/python manage.py serve --host $(HOST) --port $(PORT)
 
 lint: $(VENV)/.installed-dev

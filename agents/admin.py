@@ -13,6 +13,7 @@ from django.utils.safestring import SafeString
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
+from agents import admin_calls  # noqa: F401  (the calls' list, conversations named)
 from agents.admin_timeline import timeline
 from agents.admin_usage import BudgetShown  # and the model prices' pages
 from agents.embedding import origin_normalized
@@ -85,7 +86,10 @@ class AgentForm(SameBusinessForm):
 
 
 class ToolSettingForm(forms.ModelForm):
-    tool_name = forms.ChoiceField(label=_("tool"), choices=())
+    """One tool's row. The tool is shown as text and carried hidden: a row is
+    always the same tool's (a saved row keeps its own, whatever is posted)."""
+
+    tool_name = forms.ChoiceField(label=_("tool"), choices=(), widget=forms.HiddenInput)
 
     class Meta:
         model = AgentToolSetting
@@ -97,11 +101,34 @@ class ToolSettingForm(forms.ModelForm):
             "max_amount",
             "approval_valid_minutes",
         ]
+        # Short column headings; the help text says the rest.
+        labels = {
+            "enabled": _("on"),
+            "auto_limit": _("auto up to"),
+            "max_amount": _("at most"),
+            "approval_valid_minutes": _("valid (min)"),
+        }
+        help_texts = {
+            "enabled": _("The assistant may use this tool."),
+            "approval_valid_minutes": _(
+                "Minutes a request waits for staff's decision before it expires."
+            ),
+        }
+        widgets = {
+            "auto_limit": forms.NumberInput(attrs={"class": "amount", "step": "0.01"}),
+            "max_amount": forms.NumberInput(attrs={"class": "amount", "step": "0.01"}),
+            "approval_valid_minutes": forms.NumberInput(attrs={"class": "minutes"}),
+        }
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         field = cast(forms.ChoiceField, self.fields["tool_name"])
         field.choices = [(t.name, tool_titled(t.name)) for t in published_registry()]
+
+    def clean_tool_name(self) -> str:
+        if self.instance.pk:
+            return str(self.instance.tool_name)
+        return str(self.cleaned_data["tool_name"])
 
     def clean(self) -> dict[str, Any]:
         cleaned = super().clean() or {}

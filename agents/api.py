@@ -19,6 +19,8 @@ from django.http import (
     JsonResponse,
     StreamingHttpResponse,
 )
+from django.utils.translation import get_supported_language_variant
+from django.utils.translation.trans_real import parse_accept_lang_header
 from django.views.decorators.csrf import csrf_exempt
 from pydantic import ValidationError
 
@@ -136,7 +138,7 @@ def _validated(model: type[Asked], value: dict[str, Any]) -> Asked | JsonRespons
 
 
 def _start(
-    asked: schemas.StartConversation,
+    asked: schemas.StartConversation, visitor_language: str = ""
 ) -> tuple[int, dict[str, Any], Agent | None, str]:
     """The answer to a new conversation: its status, body and agent, and the
     language the conversation is held in ("" when none was started)."""
@@ -152,7 +154,9 @@ def _start(
             member = identity_member(agent=agent, token=asked.identity_token)
         except IdentityRefused as refusal:
             return 401, {"error": "unauthorized", "detail": str(refusal)}, agent, ""
-    conversation = conversation_start(agent=agent, member=member)
+    conversation = conversation_start(
+        agent=agent, member=member, visitor_language=visitor_language
+    )
     token, expires_at = conversation_token(conversation)
     answer = {
         "conversation": str(conversation.pk),
@@ -164,12 +168,14 @@ def _start(
 
 
 def _start_counted(
-    places: tuple[str, str], asked: schemas.StartConversation
+    places: tuple[str, str],
+    asked: schemas.StartConversation,
+    visitor_language: str,
 ) -> tuple[int, dict[str, Any], Agent | None, str]:
     """``_start``, keeping the place of what it was (started or refused) and
     giving back the other."""
     started, refused = places
-    answer = _start(asked)
+    answer = _start(asked, visitor_language)
     limits.place_given_back(refused if answer[0] == 201 else started)
     return answer
 
@@ -192,7 +198,9 @@ async def conversations(request: HttpRequest) -> HttpResponseBase:
     if isinstance(asked, JsonResponse):
         await db_call(limits.place_given_back, places[0])
         return asked
-    status, answer, agent, language = await db_call(_start_counted, places, asked)
+    status, answer, agent, language = await db_call(
+        _start_counted, places, asked, accepted_language(request)
+    )
     response = JsonResponse(answer, status=status)
     if language:
         # The language the assistant will answer in (the member's, else the
@@ -201,6 +209,21 @@ async def conversations(request: HttpRequest) -> HttpResponseBase:
     if agent is not None:
         cors_agent_set(request, agent)
     return response
+
+
+def accepted_language(request: HttpRequest) -> str:
+    """The first language of ``Accept-Language`` that Gymnasia speaks, or "": the
+    widget sends the language of the page it is on (a browser sends its own)."""
+    for code, _quality in parse_accept_lang_header(
+        request.headers.get("Accept-Language", "")[:255]
+    ):
+        if code == "*":
+            continue
+        try:
+            return get_supported_language_variant(code)
+        except LookupError:
+            continue
+    return ""
 
 
 def _authorize(

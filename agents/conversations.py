@@ -42,8 +42,13 @@ class TokenForAnotherConversation(Exception):
     """A valid token of another conversation (403)."""
 
 
-def conversation_start(*, agent: Agent, member: Member | None) -> Conversation:
-    language = (member.language if member else "") or agent.language
+def conversation_start(
+    *, agent: Agent, member: Member | None, visitor_language: str = ""
+) -> Conversation:
+    """A new conversation, held in the member's language when the gym has it, else
+    in ``visitor_language`` (the page's, which the widget sends), else the
+    agent's (R10)."""
+    language = (member.language if member else "") or visitor_language or agent.language
     return Conversation.objects.create(
         agent=agent, business_id=agent.business_id, member=member, language=language
     )

@@ -93,7 +93,8 @@ LANGUAGE = {
     "Content-Language": {
         "description": (
             "The conversation's language (`es`, `en`): the member's when known, "
-            "else the agent's. The assistant answers in it."
+            "else a visitor's (`Accept-Language`), else the agent's. The assistant "
+            "answers in it."
         ),
         "schema": {"type": "string"},
     }
@@ -195,6 +196,19 @@ def _start() -> dict[str, Any]:
         "operationId": "startConversation",
         "summary": "Start a conversation with an agent.",
         "security": [],
+        "parameters": [
+            {
+                "name": "Accept-Language",
+                "in": "header",
+                "required": False,
+                "description": (
+                    "A visitor's language (the widget sends its page's): the "
+                    "conversation is held in the first that Gymnasia speaks, unless "
+                    "the member's is known; without one, the agent's."
+                ),
+                "schema": {"type": "string"},
+            }
+        ],
         "requestBody": {"required": True, **_json(schemas.StartConversation)},
         "responses": {
             "201": {

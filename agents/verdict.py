@@ -4,7 +4,9 @@ The reply is the text of the model's final step. When a write of the turn was no
 verified, the fixed sentence of each case that applies goes first, then a blank line,
 whatever the model wrote. Cases are judged per write tool on the last call of that
 tool in the turn (so a corrected retry that verified is not contradicted), except that
-an unknown or unverifiable outcome always counts; a duplicate counts as its first call.
+an unknown or unverifiable outcome always counts; a duplicate counts as its first call,
+except that one whose first still waits for approval has a sentence of its own
+(nothing was sent to staff again).
 """
 
 from __future__ import annotations
@@ -23,14 +25,19 @@ from tools.types import (
 )
 
 WAITS = "waits"
+ALREADY_WAITS = "already_waits"
 NOT_DONE = "not_done"
 NOT_CONFIRMED = "not_confirmed"
-CASES = (WAITS, NOT_DONE, NOT_CONFIRMED)
+CASES = (WAITS, ALREADY_WAITS, NOT_DONE, NOT_CONFIRMED)
 
 SENTENCES = {
     "es": {
         WAITS: (
             "He enviado tu solicitud al equipo del gimnasio; te avisaré aquí cuando "
+            "la revisen."
+        ),
+        ALREADY_WAITS: (
+            "Tu solicitud ya está con el equipo del gimnasio; te avisaré aquí cuando "
             "la revisen."
         ),
         NOT_DONE: "No he podido hacer el cambio que pediste.",
@@ -42,6 +49,10 @@ SENTENCES = {
     "en": {
         WAITS: (
             "I have sent your request to the gym's staff; I will tell you here once "
+            "they review it."
+        ),
+        ALREADY_WAITS: (
+            "Your request is already with the gym's staff; I will tell you here once "
             "they review it."
         ),
         NOT_DONE: "I could not make the change you asked for.",
@@ -56,6 +67,8 @@ SENTENCES = {
 def _case(payload: Mapping[str, Any]) -> str | None:
     if payload.get("status") == DUPLICATE:
         payload = payload.get("first") or {"status": UNKNOWN_OUTCOME}
+        if payload.get("status") == PENDING_APPROVAL:
+            return ALREADY_WAITS
     status = payload.get("status")
     verification = payload.get("verification")
     if status == UNKNOWN_OUTCOME or verification == UNVERIFIABLE:

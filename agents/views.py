@@ -74,9 +74,6 @@ def _panel_strings(agent: Agent, language: str) -> dict[str, str]:
             "you": gettext("You"),
             "assistant": gettext("Assistant"),
             "notice": gettext("Notice"),
-            "waits": gettext("Waiting for staff"),
-            "not_done": gettext("Not done"),
-            "not_confirmed": gettext("Not confirmed: staff will check"),
             # The launcher's count in words (the panel fills in "%(count)s"); the
             # panel's languages, Spanish and English, say one apart from the rest.
             "unread_one": gettext("1 new message"),

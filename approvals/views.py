@@ -20,7 +20,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
-from django.utils.translation import ngettext
+from django.utils.translation import gettext_lazy, ngettext
 from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import HttpResponseClientRedirect
 from django_htmx.middleware import HtmxDetails
@@ -66,6 +66,31 @@ from tools.sentences import case_tried_sentence
 from tools.services import NOTE_MAX
 
 INBOX_REFRESH_SECONDS = 5
+
+#: What the inbox's title says it shows, for each status filter ("" is all).
+HEADINGS = {
+    State.PENDING: gettext_lazy("Requests waiting for approval"),
+    State.APPROVED: gettext_lazy("Approved requests"),
+    State.REJECTED: gettext_lazy("Rejected requests"),
+    State.EXPIRED: gettext_lazy("Expired requests"),
+    State.SUPERSEDED: gettext_lazy("Superseded requests"),
+    State.EXECUTING: gettext_lazy("Requests being carried out"),
+    State.SUCCEEDED: gettext_lazy("Requests carried out"),
+    State.FAILED: gettext_lazy("Failed requests"),
+    State.UNKNOWN: gettext_lazy("Requests with an unknown outcome"),
+    "": gettext_lazy("All requests"),
+}
+
+
+def inbox_heading(*, status: str, tool: str) -> str:
+    """The inbox's title for a filter: what it shows, and of which tool."""
+    heading = str(HEADINGS[status])
+    if tool:
+        return _("%(requests)s: %(tool)s") % {
+            "requests": heading,
+            "tool": tool_title(tool),
+        }
+    return heading
 
 
 class HtmxHttpRequest(HttpRequest):
@@ -186,6 +211,7 @@ def inbox(request: HtmxHttpRequest) -> HttpResponse:
         "refresh_seconds": INBOX_REFRESH_SECONDS,
         "reason_max": REASON_MAX,
         "waiting": pending_actions_count(user=user),
+        "heading": inbox_heading(status=status, tool=tool),
     }
     if request.htmx:
         return render(request, "approvals/_actions.html", context)
@@ -222,7 +248,9 @@ def decide(request: HtmxHttpRequest, action_id: str, decision: str) -> HttpRespo
         context = {"row": row, "reason_max": REASON_MAX}
         if lost:
             context["lost"] = _race_lost(row, lost)
-        return render(request, "approvals/_action.html", context)
+        # The header's count follows the decision (an out-of-band swap).
+        context["inbox_waiting"] = pending_actions_count(user=user)
+        return render(request, "approvals/_decided.html", context)
     if lost:
         messages.warning(request, str(lost))
     return redirect("approvals:inbox")

@@ -96,9 +96,10 @@ DEFAULT_FROM_EMAIL = os.environ.get(
     "DEFAULT_FROM_EMAIL", "Gymnasia <gymnasia@localhost>"
 )
 #: The address staff open Gymnasia at, for the links in their mails; by default
-#: the first of ALLOWED_HOSTS over https (http://localhost:8000 under DEBUG).
+#: the first of ALLOWED_HOSTS over https (under DEBUG, http://127.0.0.1:8000, the
+#: address ``make run`` prints).
 SITE_URL = os.environ.get("SITE_URL", "").rstrip("/") or (
-    "http://localhost:8000"
+    "http://127.0.0.1:8000"
     if DEBUG or not ALLOWED_HOSTS
     else f"https://{ALLOWED_HOSTS[0]}"
 )
@@ -350,8 +351,11 @@ DEMO_SITE = DEBUG
 CSRF_TRUSTED_ORIGINS = _list("CSRF_TRUSTED_ORIGINS")
 
 # Celery. Without a broker URL the embedded default uses kombu's filesystem
-# transport, which needs no server.
-CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL") or REDIS_URL or "filesystem://"
+# transport, which needs no server (the URL names a host all the same, or kombu
+# warns that none was supplied).
+CELERY_BROKER_URL = (
+    os.environ.get("CELERY_BROKER_URL") or REDIS_URL or "filesystem://localhost/"
+)
 CELERY_BROKER_FOLDER = DATA_DIR / "broker"
 CELERY_TASK_TIME_LIMIT = 300
 CELERY_TASK_SOFT_TIME_LIMIT = 240

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.db import connection
 from django.http import (
     HttpRequest,
@@ -18,8 +19,9 @@ from agents.limits import counting_shared
 
 @require_GET
 def home(request: HttpRequest) -> HttpResponse:
-    """A landing page pointing to the places people use."""
-    return render(request, "home.html")
+    """A landing page pointing to the places people use (the demo gym's site too,
+    on the embedded default)."""
+    return render(request, "home.html", {"demo_site": settings.DEMO_SITE})
 
 
 @require_GET

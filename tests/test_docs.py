@@ -5,11 +5,20 @@ figures kept."""
 
 from __future__ import annotations
 
+import os
 import re
+import shlex
+import sqlite3
+import subprocess
+import sys
+from io import StringIO
 from pathlib import Path
 
+import pytest
+from django.core.management import call_command
 from django.urls import reverse
 
+from gymnasia.management.commands.serve import Command as ServeCommand
 from tools.specs import PUBLISHED
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -57,7 +66,9 @@ def test_every_relative_link_leads_to_a_file_and_heading():
                 continue
             path, _, anchor = target.partition("#")
             linked = (page.parent / path).resolve() if path else page
-            if not linked.exists():
+            if not linked.is_relative_to(ROOT):
+                broken.append(f"{page.name}: {target} (outside the repository)")
+            elif not linked.exists():
                 broken.append(f"{page.name}: {target}")
             elif anchor and anchor not in anchors(linked):
                 broken.append(f"{page.name}: {target} (no such heading)")
@@ -96,3 +107,121 @@ def test_each_benchmark_is_in_the_performance_page():
     performance = (DOCS / "performance.md").read_text()
     for script in sorted((ROOT / "tests" / "bench").glob("bench_*.py")):
         assert script.name in performance, script.name
+
+
+def test_no_page_points_outside_the_repository():
+    """A clone has nothing beside the repository: no page names a path out of it
+    (``../``) nor a design file it does not hold; the rules are in the docs."""
+    for page in PAGES:
+        text = page.read_text()
+        assert "../" not in text, page.name
+        assert "DESIGN.md" not in text and "shared/" not in text, page.name
+    rules = (DOCS / "harness.md").read_text().split("## The rules")[1]
+    for number in range(1, 13):
+        assert f"- **R{number} " in rules, number
+
+
+def _block_after(page: Path, heading: str) -> list[str]:
+    """The lines of the first code block under ``heading``, continuations joined."""
+    text = page.read_text().split(heading, 1)[1]
+    block = re.search(r"```(?:sh)?\n(.*?)```", text, re.S)
+    assert block, heading
+    return block.group(1).replace("\\\n", " ").strip().splitlines()
+
+
+def test_the_real_model_pages_demo_command_runs_as_written(tmp_path):
+    """``OPENAI_API_KEY=sk-… DEBUG=1 .venv/bin/python manage.py seed_demo
+    --provider openai``, in a shell with none of the app's variables set, makes
+    the demo agent OpenAI's."""
+    [line] = _block_after(DOCS / "real-model.md", "## The demo command by itself")
+    key, debug, python, *arguments = shlex.split(line)
+    assert (key, debug) == ("OPENAI_API_KEY=sk-…", "DEBUG=1")
+    assert python == ".venv/bin/python" and arguments[:2] == ["manage.py", "seed_demo"]
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if key not in {"DEBUG", "SECRET_KEY", "DATABASE_URL", "REDIS_URL"}
+        and not key.endswith("_API_KEY")
+    }
+    env.update(GYMNASIA_DATA_DIR=str(tmp_path), DEBUG="1", OPENAI_API_KEY="sk-test")
+    manage = [sys.executable, "manage.py"]
+    subprocess.run([*manage, "migrate", "-v0"], cwd=ROOT, env=env, check=True)
+
+    done = subprocess.run(
+        [sys.executable, *arguments], cwd=ROOT, env=env, capture_output=True, text=True
+    )
+
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("owner: demo-owner ")
+    with sqlite3.connect(tmp_path / "gymnasia.sqlite3") as database:
+        assert database.execute("SELECT provider FROM agents_agent").fetchall() == [
+            ("openai",)
+        ]
+
+
+def test_make_run_with_a_provider_seeds_the_demo_agent_with_it():
+    """``make run PROVIDER=openai MODEL=gpt-5``, as the page says, passes both to
+    ``seed_demo`` (``make -n`` prints what it would run)."""
+    lines = _block_after(DOCS / "real-model.md", "## `make run` with a key")
+    assert "OPENAI_API_KEY=sk-… make run PROVIDER=openai MODEL=gpt-5" in lines
+    dry = subprocess.run(
+        [
+            "make",
+            "-n",
+            "-W",
+            ".venv/.installed",
+            "run",
+            "PROVIDER=openai",
+            "MODEL=gpt-5",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    joined = dry.replace("\\\n", " ").splitlines()
+    [seed] = [line for line in joined if "seed_demo" in line]
+    assert seed.split("seed_demo", 1)[1].split() == [
+        "--site-origin",
+        "http://localhost:8000",
+        "--provider",
+        "openai",
+        "--model",
+        "gpt-5",
+    ]
+
+
+@pytest.mark.django_db
+def test_the_deployment_pages_first_gym_command_runs_as_written():
+    from gymnasia.gyms.models import Business
+
+    create, password = _block_after(DOCS / "deployment.md", "### The first gym")
+    python, manage, command, *arguments = shlex.split(create)
+    assert (python, manage, command) == ("python", "manage.py", "gym_create")
+    out = StringIO()
+
+    call_command(command, *arguments, stdout=out)
+
+    assert Business.objects.get().name == "Gimnasio Sol"
+    assert out.getvalue().splitlines()[-1].endswith(password)
+
+
+def test_each_production_process_runs_a_real_command():
+    """The process list an operator pastes: web, worker and beat, each a command
+    this app has."""
+    processes = dict(
+        line.split(": ", 1)
+        for line in _block_after(DOCS / "deployment.md", "### The processes")
+    )
+    assert set(processes) == {"web", "worker", "beat"}
+    web = shlex.split(processes["web"])
+    assert web[:3] == ["python", "manage.py", "serve"]
+    options = ServeCommand().create_parser("manage.py", "serve").parse_args(web[3:])
+    assert options.no_worker and options.workers == 4
+    assert shlex.split(processes["worker"])[:4] == [
+        "celery",
+        "-A",
+        "gymnasia",
+        "worker",
+    ]
+    assert shlex.split(processes["beat"])[:4] == ["celery", "-A", "gymnasia", "beat"]

@@ -156,6 +156,9 @@ def test_embedded_run_serves_admin_with_the_demo_owner(embedded_app):
     assert "Arroz integral (cocido)" in foods
     log = log_path.read_text()
     assert "celery@" in log
+    assert "No hostname was supplied" not in log
+    # Staff's mail links lead to the address printed, where they signed in.
+    assert f"Gymnasia at {base}/" in log
     port = base.rsplit(":", 1)[1]
     demo = f"http://localhost:{port}/demo/"
     assert f"Demo gym site with the chat widget: {demo}" in log
@@ -291,3 +294,25 @@ def test_serve_from_two_processes_shares_limits_and_stops_them_all(tmp_path):
                 time.sleep(0.2)
     finally:
         redis.stop()
+
+
+def test_serve_on_a_taken_port_says_how_to_choose_another(tmp_path):
+    """``make run`` on a busy port says the port is taken and how to pick another,
+    before it prints any address or starts a worker."""
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        result = subprocess.run(
+            [sys.executable, "manage.py", "serve", "--port", str(port)],
+            cwd=ROOT,
+            env=embedded_env(tmp_path),
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+    assert result.returncode == 1
+    assert f"Port {port} is taken" in result.stderr
+    assert f"make run PORT={port + 1}" in result.stderr
+    assert "Gymnasia at" not in result.stdout
+    assert list(tmp_path.glob("var/broker/*")) == []

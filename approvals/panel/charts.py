@@ -63,6 +63,8 @@ class Chart:
     axis: tuple[float, float, float] | None = None
     width: int = WIDTH
     height: int = HEIGHT
+    #: Said instead of the chart when there is nothing to draw, and why.
+    note: str = ""
 
     @property
     def linked(self) -> bool:

@@ -15,6 +15,7 @@ from django.utils.translation import gettext as _
 
 from agents.budget import BudgetState, budget_state
 from agents.models import Agent
+from agents.services import provider_missing_key
 from agents.usage import prices_for
 from approvals.panel import charts
 from approvals.panel.figures import (
@@ -276,19 +277,46 @@ def _decisions(period: Period) -> list[dict[str, Any]]:
     return rows
 
 
+def _say_why_nothing_to_chart(
+    activity: dict[str, Any], money: dict[str, Any], agents: list[Agent]
+) -> None:
+    """A period without a token has nothing to chart for tokens and cost: each
+    chart says why (the offline demo model uses none) instead of an empty axis."""
+    if any(d.tokens.input or d.tokens.output for d in activity["each"]):
+        return
+    offline = bool(agents) and all(
+        agent.provider == Agent.Provider.OFFLINE or provider_missing_key(agent.provider)
+        for agent in agents
+    )
+    if offline:
+        activity["tokens_chart"].note = _(
+            "The offline demo model answers here, and it uses no tokens: there is "
+            "nothing to chart."
+        )
+        money["chart"].note = _(
+            "The offline demo model answers here, and it costs nothing: there is "
+            "nothing to chart."
+        )
+    else:
+        activity["tokens_chart"].note = _("No tokens were used in this period.")
+        money["chart"].note = _("Nothing was spent in this period.")
+
+
 def panel_context(period: Period, *, owner: bool) -> dict[str, Any]:
     """Everything the Panel shows for the period (about a dozen queries)."""
     business = period.business
     prices = prices_for(business_id=business.pk)
     activity = _activity(period, days_of_messages(period, prices))
     budgets = []
-    for agent in Agent.objects.filter(business=business).order_by("name"):
+    agents = list(Agent.objects.filter(business=business).order_by("name"))
+    for agent in agents:
         agent.business = business  # one row, already read
         state = budget_state(agent, prices)
         if state is not None:
             budgets.append((agent, state))
     handoffs = handoffs_counted(period)
     money = _money(period, activity["each"], budgets)
+    _say_why_nothing_to_chart(activity, money, agents)
     days = [
         {
             "day": day,

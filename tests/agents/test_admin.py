@@ -80,7 +80,11 @@ def test_the_inline_lists_every_tool_even_unconfigured_ones(demo):
     AgentToolSetting.objects.filter(tool_name="cancel_booking").delete()
     _, page = agent_page(demo)
     data = form_data(page, "agent_form")
-    names = {v for k, v in data.items() if k.endswith("-tool_name")}
+    names = {
+        v
+        for k, v in data.items()
+        if k.endswith("-tool_name") and "__prefix__" not in k  # the empty form's
+    }
     assert names == set(published_registry().names())
 
 
@@ -100,12 +104,56 @@ def test_each_tool_settings_control_is_labelled_with_its_tool(demo, settings):
     cancel = inline_prefix_for(data, "tool_name", "cancel_booking")
 
     assert labels[f"{freeze}-mode"] == "Modo: Congelar la cuota"
-    assert labels[f"{freeze}-enabled"] == "Activada: Congelar la cuota"
+    assert labels[f"{freeze}-enabled"] == "Activa: Congelar la cuota"
     assert labels[f"{cancel}-mode"] == "Modo: Cancelar una reserva de clase"
     for prefix in (freeze, cancel):  # cancel_booking has no row saved
         title = labels[f"{prefix}-mode"].split(": ")[1]
-        for name in ("tool_name", "enabled", "auto_limit", "max_amount"):
+        for name in ("enabled", "auto_limit", "max_amount", "approval_valid_minutes"):
             assert labels[f"{prefix}-{name}"].endswith(f": {title}")
+
+
+def test_each_row_shows_its_tool_as_text_not_a_control(demo, settings):
+    """The tool of a row is words («Congelar la cuota», ``freeze_membership``)
+    and a hidden field, never a select that could swap which tool it sets."""
+    settings.LANGUAGE_CODE = "es"
+    _, page = agent_page(demo)
+    data = form_data(page, "agent_form")
+    freeze = inline_prefix_for(data, "tool_name", "freeze_membership")
+
+    assert f'<select name="{freeze}-tool_name"' not in page
+    assert f'type="hidden" name="{freeze}-tool_name" value="freeze_membership"' in page
+    assert (
+        "<p><strong>Congelar la cuota</strong><br><code>freeze_membership</code></p>"
+        in page
+    )
+
+
+def test_a_saved_row_keeps_its_tool_whatever_is_posted(demo, row_counts):
+    """A forged post cannot turn the freeze's row into another tool's."""
+    url, page = agent_page(demo)
+    data = form_data(page, "agent_form")
+    freeze = inline_prefix_for(data, "tool_name", "freeze_membership")
+    data[f"{freeze}-tool_name"] = "search_foods"
+    data[f"{freeze}-mode"] = "auto"
+    before = row_counts()
+
+    response = demo.post(url, data)
+
+    assert response.status_code == 302, response.content.decode()[:2000]
+    assert AgentToolSetting.objects.get(tool_name="freeze_membership").mode == "auto"
+    assert AgentToolSetting.objects.filter(tool_name="search_foods").count() == 1
+    assert row_counts() == before
+
+
+def test_short_headings_carry_their_help(demo, settings):
+    settings.LANGUAGE_CODE = "en"
+    _, page = agent_page(demo)
+    heading = page.split('<th class="column-approval_valid_minutes')[1].split("</th>")[
+        0
+    ]
+
+    assert "Valid (min)" in heading
+    assert 'title="Minutes a request waits for staff&#x27;s decision' in heading
 
 
 def post_changes(client, url, form_id, changes):

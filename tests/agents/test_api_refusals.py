@@ -42,13 +42,13 @@ def talk(client, agent, sub: str, text: str) -> str:
         (
             SPANISH,
             "Apúntame 0 g de arroz blanco en la comida",
-            "No se ha podido: La cantidad tiene que ser mayor que 0 g.",
+            "La cantidad tiene que ser mayor que 0 g.",
             SENTENCES["es"]["not_done"],
         ),
         (
             ENGLISH,
             "Log 0 g of white rice for lunch",
-            "It could not be done: The amount has to be more than 0 g.",
+            "The amount has to be more than 0 g.",
             SENTENCES["en"]["not_done"],
         ),
     ],
@@ -62,7 +62,7 @@ def test_zero_grams_is_refused_in_her_words(client, agent, sub, asked, said, ver
 
     reply = talk(client, agent, sub, asked)
 
-    assert reply == f"{verdict}\n\n{said}"
+    assert reply == f"{verdict}\n\n{said}"  # not done, said once
     assert "minimum" not in reply
     call = ToolCallLog.objects.get(tool_name="add_food_to_meal")
     assert call.result["errors"] == [

@@ -119,6 +119,38 @@ def test_her_bookings_and_a_cancellation(client, agent):
     assert Booking.objects.get().status == "cancelled"
 
 
+@pytest.mark.parametrize(
+    ("sub", "asked", "listed"),
+    [
+        ("socio-1001", "¿Qué clases tengo?", "Tus reservas:"),
+        ("socio-1001", "What classes do I have?", "Your bookings:"),
+        ("socio-1003", "What classes do I have?", "Your bookings:"),
+        ("socio-1003", "¿Qué clases tengo?", "Tus reservas:"),
+    ],
+)
+def test_her_bookings_asked_in_either_language_are_listed_in_it(
+    client, agent, sub, asked, listed
+):
+    """«What classes do I have?» lists her bookings as «¿Qué clases tengo?» does
+    (it listed the day's schedule), and the answer is in the language of the
+    question, whichever the conversation's."""
+    started = member_conversation(client, agent, sub=sub)
+    day = weekday_ahead(agent).isoformat()
+    talk(client, started, f"¿Qué clases hay el {day}?", "Reserva la primera")
+
+    [mine] = talk(client, started, asked)
+
+    assert calls()[-1] == ("list_my_bookings", {})
+    assert mine == f"{listed}\n- Spinning {day} 07:30 (Sala ciclo)"
+
+
+def test_a_message_that_does_not_tell_its_language_is_answered_in_hers(client, agent):
+    """«ok» is no language: the conversation's (Emma's English) is kept."""
+    [told] = talk(client, member_conversation(client, agent, sub="socio-1003"), "ok")
+
+    assert told.startswith("I can help you with")
+
+
 def test_a_visitor_asking_for_her_classes_is_asked_to_sign_in(client, agent):
     [told] = talk(client, start(client, agent), "¿Qué clases tengo?")
 

@@ -9,6 +9,7 @@ import datetime
 import pytest
 
 from agents.verdict import SENTENCES
+from approvals.selectors import pending_actions_count
 from approvals.services import pending_action_approve, pending_action_execute
 from gymnasia.gyms.selectors import business_today
 from gymnasia.memberships.models import MembershipFreeze
@@ -135,10 +136,26 @@ def test_days_said_outright_are_sent_to_staff_at_once(client, agent, asked, days
     assert told.startswith(SENTENCES[language]["waits"])
 
 
-def test_the_same_freeze_asked_twice_is_one_request(client, agent):
-    asked = "Congela mi cuota del 1 al 10 de agosto"
+@pytest.mark.parametrize(
+    ("sub", "asked"),
+    [
+        ("socio-1001", "Congela mi cuota del 1 al 10 de agosto"),
+        ("socio-1003", "Freeze my membership from 1 to 10 May"),
+    ],
+)
+def test_the_same_freeze_asked_twice_is_one_request(client, agent, sub, asked):
+    """The repeat is told R10's "already waits" sentence, not "I have sent your
+    request" again, and the staff's inbox still holds one request."""
+    language = "en" if sub == "socio-1003" else "es"
+    started = member_conversation(client, agent, sub=sub)
+    staff = StaffRoleFactory(business=agent.business, role="staff").user
+    talk(client, started, asked)
+    waiting = pending_actions_count(user=staff)
 
-    _, again = talk(client, member_conversation(client, agent), asked, asked)
+    [again] = talk(client, started, asked)
 
+    assert waiting == 1
+    assert pending_actions_count(user=staff) == 1
     assert ToolCallLog.objects.filter(status="pending_approval").count() == 1
-    assert "Ya lo habías pedido. La congelación del " in again
+    assert again.startswith(SENTENCES[language]["already_waits"] + "\n\n")
+    assert SENTENCES[language]["waits"] not in again

@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
-from agents.verdict import NOT_CONFIRMED, NOT_DONE, WAITS, verdict_cases, verdict_prefix
+from agents.verdict import (
+    ALREADY_WAITS,
+    NOT_CONFIRMED,
+    NOT_DONE,
+    WAITS,
+    verdict_cases,
+    verdict_prefix,
+)
 
 OK = {"status": "ok", "verification": "verified"}
 FAILED = {"status": "failed", "verification": "not_applied"}
@@ -38,8 +45,15 @@ def test_an_unknown_outcome_always_counts():
 
 
 def test_a_duplicate_counts_as_its_first_call():
+    for first, case in [(OK, None), (FAILED, NOT_DONE), (UNKNOWN, NOT_CONFIRMED)]:
+        duplicate = {"status": "duplicate", "first": first, "verification": "x"}
+        assert verdict_cases([("book_class", duplicate)]) == ([case] if case else [])
+
+
+def test_a_duplicate_whose_first_still_waits_is_already_with_staff():
+    """Nothing was sent again: R10's "already waits", not "I have sent"."""
     duplicate = {"status": "duplicate", "first": PENDING, "verification": "not_applied"}
-    assert verdict_cases([("freeze_membership", duplicate)]) == [WAITS]
+    assert verdict_cases([("freeze_membership", duplicate)]) == [ALREADY_WAITS]
 
 
 def test_cases_of_several_tools_come_in_the_table_order():
@@ -59,11 +73,15 @@ def test_reads_and_unknown_names_do_not_count():
 DESIGN_SENTENCES = {
     ("es", WAITS): "He enviado tu solicitud al equipo del gimnasio; te avisaré aquí "
     "cuando la revisen.",
+    ("es", ALREADY_WAITS): "Tu solicitud ya está con el equipo del gimnasio; te "
+    "avisaré aquí cuando la revisen.",
     ("es", NOT_DONE): "No he podido hacer el cambio que pediste.",
     ("es", NOT_CONFIRMED): "No he podido confirmar que el cambio se haya guardado; "
     "una persona del equipo lo revisará.",
     ("en", WAITS): "I have sent your request to the gym's staff; I will tell you here "
     "once they review it.",
+    ("en", ALREADY_WAITS): "Your request is already with the gym's staff; I will "
+    "tell you here once they review it.",
     ("en", NOT_DONE): "I could not make the change you asked for.",
     ("en", NOT_CONFIRMED): "I could not confirm that the change was saved; a member "
     "of staff will check it.",

@@ -457,3 +457,40 @@ def test_the_operator_reads_and_replaces_an_agents_identity_secret(agent, client
 def test_an_unknown_agents_identity_secret_is_an_error(agent):
     with pytest.raises(CommandError, match="No agent"):
         call_command("agent_identity_secret", "ag_nobody", stdout=StringIO())
+
+
+def _start_in(client, agent, accept_language: str, **body):
+    return client.post(
+        "/api/v1/conversations",
+        {"agent": agent.public_key, **body},
+        content_type="application/json",
+        HTTP_ACCEPT_LANGUAGE=accept_language,
+    )
+
+
+def test_a_visitor_on_an_english_page_reads_english(client, agent):
+    """The widget sends its page's language: a visitor of the Spanish demo gym
+    on an English page is answered in English (R10)."""
+    started = _start_in(client, agent, "en-GB,en;q=0.9")
+
+    assert started["Content-Language"] == "en"
+    reply = send(client, started, "How many carbs has the rice?").json()
+    assert "carbohydrates" in reply["messages"][-1]["text"]
+
+
+def test_a_members_own_language_wins_over_the_page(client, agent):
+    """Known, the member's language is the conversation's, whatever the page."""
+    from agents.demo import demo_identity_token
+    from gymnasia.gyms.models import Member
+
+    emma = Member.objects.get(external_id="socio-1003")  # English
+    token = demo_identity_token(agent=agent, member=emma)
+
+    started = _start_in(client, agent, "es-ES", identity_token=token)
+
+    assert started["Content-Language"] == "en"
+
+
+def test_a_page_language_gymnasia_does_not_speak_falls_to_the_agents(client, agent):
+    for header in ("fr-FR, de;q=0.8", "*", "not a language!"):
+        assert _start_in(client, agent, header)["Content-Language"] == "es"

@@ -14,6 +14,7 @@ from gymnasia.admin_site import GymnasiaAdminSite
 from tests.approvals.test_pending_actions import request_freeze
 from tests.factories import StaffRoleFactory, UserFactory
 from tests.tools.world import build_world
+from tools.models import ToolCallLog
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("no_broker")]
 
@@ -45,7 +46,11 @@ def test_inbox_title_counts_the_requests_waiting_at_the_staff_members_gym(
 
     assert f"<title>(2) {TITLE}</title>" in page
     assert page.count("<title>") == 1
-    assert fragment.rstrip().endswith(f"</table>\n<title>(2) {TITLE}</title>")
+    assert f"</table>\n<title>(2) {TITLE}</title>" in fragment
+    # The header's count follows each refresh too (an out-of-band swap).
+    assert fragment.rstrip().endswith(
+        '<a href="/inbox/" id="inbox-link" hx-swap-oob="true">Inbox (2)</a>'
+    )
 
 
 def test_inbox_title_has_no_count_when_nothing_waits(staff_client, world, settings):
@@ -132,3 +137,69 @@ def test_admin_is_branded_gymnasia(staff_client, settings):
     assert '<a href="/admin/">Gymnasia</a>' in page
     assert "<title>Administration | Gymnasia</title>" in page
     assert "Django" not in page
+
+
+@pytest.mark.parametrize(
+    ("query", "heading"),
+    [
+        ("?status=approved", "Approved requests"),
+        ("?status=rejected", "Rejected requests"),
+        ("?status=", "All requests"),
+        ("?status=rejected&tool=freeze_membership", "Rejected requests: "),
+    ],
+)
+def test_a_filters_title_says_what_is_shown(
+    staff_client, world, settings, query, heading
+):
+    """Filtered to another status, the inbox no longer reads «Requests waiting
+    for approval» nor «Nothing is waiting.»; the tab keeps the count waiting."""
+    settings.LANGUAGE_CODE = "en"
+    two_waiting_one_rejected(world)
+
+    page = staff_client.get(f"/inbox/{query}").content.decode()
+
+    assert f"<h1>{heading}" in page
+    assert f"<title>(2) {heading}" in page
+    assert "Requests waiting for approval" not in page
+    assert "Nothing is waiting." not in page
+
+
+def test_a_filter_that_shows_nothing_says_so_in_its_words(
+    staff_client, world, settings
+):
+    settings.LANGUAGE_CODE = "es"
+    two_waiting_one_rejected(world)
+
+    page = staff_client.get("/inbox/?status=approved").content.decode()
+
+    assert "<h1>Solicitudes aprobadas</h1>" in page
+    assert "Ninguna solicitud coincide con este filtro." in page
+    assert "pendientes de aprobación" not in page
+    assert "No hay nada pendiente" not in page
+
+
+def test_a_decision_brings_the_headers_new_count(staff_client, world, settings):
+    """The decided row comes with the header's link, swapped out of band: the
+    count follows the decision without a reload."""
+    settings.LANGUAGE_CODE = "en"
+    two_waiting_one_rejected(world)
+    waiting = ToolCallLog.objects.filter(status="pending_approval").first()
+
+    answer = staff_client.post(
+        f"/inbox/{waiting.pk}/approve", headers={"HX-Request": "true"}
+    ).content.decode()
+
+    assert f'id="action-{waiting.pk}"' in answer
+    assert (
+        '<a href="/inbox/" id="inbox-link" hx-swap-oob="true">Inbox (1)</a>' in answer
+    )
+
+
+def test_the_cases_filtered_to_resolved_do_not_say_none_is_open(staff_client, settings):
+    settings.LANGUAGE_CODE = "en"
+
+    page = staff_client.get("/inbox/handoffs/?status=resolved").content.decode()
+
+    assert "No case matches this filter." in page
+    assert "No open cases." not in page
+    assert "No open cases." in staff_client.get("/inbox/handoffs/").content.decode()

@@ -375,3 +375,57 @@ def test_turns_and_steps_link_to_the_conversations_that_had_them(client, two_gym
         for link, _value in links
         for c in client.get(link, headers=HEADERS).context["cl"].result_list
     }
+
+
+def _chart(page: str, name: str) -> str:
+    return page.split(f'id="{name}-chart"')[1].split("</figure>")[0]
+
+
+def test_each_charts_title_comes_before_its_chart(client, two_gyms):
+    ours, _theirs = two_gyms
+    client.force_login(ours.person("owner"))
+
+    page = client.get(PANEL, headers=HEADERS).content.decode()
+
+    for name in ("activity", "tokens", "cost", "calls"):
+        chart = _chart(page, name)
+        assert chart.index("<figcaption>") < chart.index("<svg"), name
+
+
+@pytest.mark.parametrize(
+    ("provider", "tokens", "cost"),
+    [
+        (
+            "offline",
+            "The offline demo model answers here, and it uses no tokens",
+            "The offline demo model answers here, and it costs nothing",
+        ),
+        ("openai", "No tokens were used in this period.", "Nothing was spent"),
+    ],
+)
+def test_a_period_without_tokens_says_why_instead_of_an_empty_axis(
+    client, settings, provider, tokens, cost
+):
+    settings.LANGUAGE_CODE = "en"
+    settings.OPENAI_API_KEY = "sk-test"
+    gym = gym_built("Sin tokens")
+    gym.agent.provider = provider
+    gym.agent.save(update_fields=["provider"])
+    gym.message("member")
+    client.force_login(gym.person("owner"))
+
+    page = client.get(PANEL, headers=HEADERS).content.decode()
+
+    assert tokens in _chart(page, "tokens") and "<svg" not in _chart(page, "tokens")
+    assert cost in _chart(page, "cost") and "<svg" not in _chart(page, "cost")
+    assert "<svg" in _chart(page, "activity")
+
+
+def test_tokens_used_are_charted(client, two_gyms):
+    """The real model's steps of the history used tokens: drawn, no note."""
+    ours, _theirs = two_gyms
+    client.force_login(ours.person("owner"))
+
+    page = client.get(PANEL, headers=HEADERS).content.decode()
+
+    assert "<svg" in _chart(page, "tokens") and "chart-note" not in page

@@ -56,9 +56,15 @@ def test_a_member_walks_the_demo_flows(embedded_app, browser):  # noqa: F811
     assert _said(frame, "Reserva la primera").startswith(
         "Eso ya estaba hecho; no lo he repetido."
     )
-    assert _said(frame, "Apúntame 0 g de arroz blanco en la comida").endswith(
-        "No se ha podido: La cantidad tiene que ser mayor que 0 g."
+    refused = ask(frame, "Apúntame 0 g de arroz blanco en la comida")
+    assert refused.get_attribute("data-state") == "not_done"
+    # The refusal is said once: R10's sentence, then why; no badge saying it again.
+    assert refused.locator(".text").inner_text() == (
+        "No he podido hacer el cambio que pediste.\n\n"
+        "La cantidad tiene que ser mayor que 0 g."
     )
+    assert "No hecho" not in refused.inner_text()
+    assert "No se ha podido" not in refused.inner_text()
     assert _said(frame, "Quiero congelar mi membresía dos semanas").startswith(
         "¿Desde qué día quieres congelarla?"
     )

@@ -5,6 +5,7 @@ approve it, and it moves to done once the worker has executed and verified it.""
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 import time
@@ -128,6 +129,8 @@ def test_a_rows_approve_decides_that_row_only(embedded_app, browser):  # noqa: F
     emma = page.locator("tr[data-status=pending]", has_text="Emma Clarke")
     lucia = page.locator("tr[data-status=pending]", has_text="Lucía Romero")
     expect(emma).to_have_count(1)
+    header_count = page.locator("#inbox-link")
+    expect(header_count).to_have_text(re.compile(r"\(2\)$"))
 
     lucia.locator("input[name=ids]").check()
     emma.get_by_role(
@@ -137,6 +140,9 @@ def test_a_rows_approve_decides_that_row_only(embedded_app, browser):  # noqa: F
     expect(
         page.locator("tr[data-status=approved]", has_text="Emma Clarke")
     ).to_have_count(1)
+    # The header's count follows the decision, without a reload (before the
+    # list's next refresh).
+    expect(header_count).to_have_text(re.compile(r"\(1\)$"), timeout=2_000)
     expect(lucia).to_have_count(1)  # ticked, but not approved by Emma's button
     page.get_by_role("button", name="Aprobar las seleccionadas").click()
     page.wait_for_url(f"{base}/inbox/")

@@ -61,7 +61,7 @@ def links(mail, address_of: str) -> dict[str, str]:
 
 def test_staff_approve_and_reject_from_their_mail(mailing_app, browser):
     base, lines, inbox, log = mailing_app
-    site = base.replace("127.0.0.1", "localhost")
+    site = base  # the address ``serve`` printed, where staff signed in
     conversation, token = ask_for_a_freeze(
         base, lines, "socio-1001", "Congela mi cuota del 1 al 10 de mayo"
     )

@@ -98,7 +98,8 @@ def test_widget_member_sees_a_waiting_request_approved_and_a_booking_confirmed(
 
     assert reply.get_attribute("data-state") == "waits"
     assert reply.locator(".text").inner_text().startswith(WAITS)
-    expect(reply.locator(".state")).to_be_visible()
+    # The state is R10's sentence itself, marked; no badge repeats it.
+    expect(reply.locator(".state")).to_have_text(WAITS)
     member.screenshot(path=str(ARTIFACTS / "widget-freeze-waiting.png"))
 
     staff = browser.new_context(locale="es-ES").new_page()
@@ -561,3 +562,27 @@ def test_widget_shows_earlier_messages_page_by_page(app, browser):
     assert shown.nth(0).inner_text().endswith("Mensaje antiguo 1")
     assert shown.nth(59).inner_text().endswith("Mensaje antiguo 60")
     expect(earlier).to_be_hidden()
+
+
+def test_a_visitor_on_an_english_page_reads_english(app, browser):
+    """The demo gym's page, made an English page (``<html lang="en">``), embeds
+    the widget of the Spanish demo gym: the widget sends the page's language, and
+    a visitor reads the panel and the answers in English, whatever the browser's
+    own language."""
+    from playwright.sync_api import expect
+
+    base, _, _ = app
+    page = browser.new_page(locale="es-ES")
+    page.add_init_script(
+        "document.addEventListener('DOMContentLoaded', function () {"
+        " document.documentElement.lang = 'en'; });"
+    )
+    page.goto(site(base))
+    frame = open_widget(page)
+    expect(frame.locator("#send")).to_have_text("Send")
+
+    reply = ask(frame, "How many carbs has the rice?")
+
+    assert "carbohydrates" in reply.inner_text()
+    assert "carbohidratos" not in reply.inner_text()
+    page.close()

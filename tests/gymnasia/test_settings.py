@@ -115,3 +115,15 @@ def test_no_model_change_lacks_a_migration():
 def test_home_and_health_answer(client):
     assert client.get("/").status_code == 200
     assert client.get("/healthz").json() == {"status": "ok", "rate_limits": "shared"}
+
+
+@pytest.mark.django_db
+def test_home_links_to_the_demo_site_on_the_embedded_default(client, settings):
+    settings.DEMO_SITE = True
+    assert 'href="/demo/"' in client.get("/").content.decode()
+
+
+@pytest.mark.django_db
+def test_home_has_no_demo_link_in_production(client, settings):
+    settings.DEMO_SITE = False
+    assert 'href="/demo/"' not in client.get("/").content.decode()

@@ -28,6 +28,8 @@ BOOK = r"reserva\w*|apunta\w*|inscribe\w*|book|sign me up|sign up"
 MINE = (
     r"mis reservas|mis clases|clases tengo|tengo (?:alguna )?(?:clase|reserva)s?"
     r"|my bookings|my classes|did i book|have i booked"
+    r"|(?:classes|bookings) do i have|do i have (?:any )?(?:class|booking)s?"
+    r"|(?:classes|class) am i (?:booked|signed up)"
 )
 CANCEL = r"cancela\w*|anula\w*|cancel"
 HOUR = re.compile(

@@ -44,6 +44,32 @@ def said_any(said: str, *patterns: str) -> bool:
     return any(re.search(rf"\b(?:{p})\b", said) for p in patterns)
 
 
+#: Words that tell a message's language, folded (words both share are left out).
+SPANISH_WORDS = frozenset(
+    "que de del la el los las mi mis tengo tiene hay cuantos cuantas cuanto quiero y "
+    "en por para con un una si hola gracias clases clase reserva reservas apuntame "
+    "congela congelar cuota como va hoy manana he comido hablar persona cancela "
+    "otros otra solicitud membresia desde hasta al es puedes".split()
+)
+ENGLISH_WORDS = frozenset(
+    "the my what how do i is have has of for to an book log freeze cancel classes "
+    "class yes thanks thank you many much carbs want talk person please from today "
+    "tomorrow did am are can which other another membership request eaten".split()
+)
+
+
+def message_language(text: str, default: str) -> str:
+    """The language a message is written in, "es" or "en", by its words (Spanish
+    punctuation and accents count double); ``default`` when it does not tell."""
+    said = fold(text).split()
+    spanish = sum(word in SPANISH_WORDS for word in said)
+    spanish += 2 * bool(re.search(r"[¿¡ñáéíóú]", text.casefold()))
+    english = sum(word in ENGLISH_WORDS for word in said)
+    if spanish == english:
+        return default
+    return "es" if spanish > english else "en"
+
+
 #: Places in a list, as said: "la primera", "the second", "la última".
 PLACES = {
     r"primer[ao]?|first|1st": 0,
@@ -181,6 +207,12 @@ def read_history(history: tuple[HistoryItem, ...]) -> Thread:
     return thread
 
 
+def last_message(history: tuple[HistoryItem, ...]) -> str:
+    """The member's last message in the history ("" before any)."""
+    texts = [item.text for item in history if isinstance(item, UserText)]
+    return texts[-1] if texts else ""
+
+
 def arguments_of(call: ToolCall) -> dict[str, Any]:
     """A call's arguments as a dict, whatever form the history kept them in."""
     arguments: Any = call.arguments
@@ -206,7 +238,7 @@ def outcome(
     result: Mapping[str, Any], done: Callable[[Mapping[str, Any]], str], waits: str
 ) -> str:
     """What a write's result means: ``done`` of a success, ``waits`` while staff
-    decide, a refusal from its codes; a duplicate told as its first call."""
+    decide, a refusal's reasons from its codes; a duplicate told as its first call."""
     status = result.get("status")
     if status == "duplicate":
         first = result.get("first") or {"status": "unknown_outcome"}
@@ -227,9 +259,8 @@ def outcome(
         return _("The service is unavailable right now.")
     if status == "failed":
         return _("It failed; nothing was changed.")
-    return _("It could not be done: %(why)s") % {
-        "why": refusals_said(result.get("refusals"))
-    }
+    # Why, alone: R10's sentence in front already says it was not done.
+    return refusals_said(result.get("refusals"))
 
 
 def read_failed(result: Mapping[str, Any]) -> str:

@@ -39,6 +39,8 @@ from agents.providers.offline.core import (
     Reply,
     Turn,
     fold,
+    last_message,
+    message_language,
     outcome,
     read_history,
 )
@@ -122,7 +124,9 @@ class OfflineProvider:
     async def stream(
         self, request: ModelRequest
     ) -> AsyncGenerator[ProviderEvent, None]:
-        with override(self.language):
+        # It answers in the language of the message it read, else the
+        # conversation's.
+        with override(message_language(last_message(request.history), self.language)):
             reply = self.reply(request)
         for start in range(0, len(reply.text), 24):
             yield TextDelta(reply.text[start : start + 24])

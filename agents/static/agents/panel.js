@@ -10,6 +10,7 @@
 
   var config = JSON.parse(document.getElementById("widget-config").textContent);
   var language = config.language;
+  var pageLanguage = "";  // the language of the gym's page the widget is on
   var S = config.strings[language];
   var $ = function (id) { return document.getElementById(id); };
   var launcher = $("launcher"), panel = $("panel"), closeButton = $("close");
@@ -49,11 +50,16 @@
       initialized = true;
       parentOrigin = event.origin;
       identityToken = typeof data.identityToken === "string" && data.identityToken ? data.identityToken : null;
+      // Sent as Accept-Language when a conversation starts (only the characters
+      // that header allows): a visitor is answered in the page's language.
+      pageLanguage = typeof data.language === "string" && /^[A-Za-z]{1,8}(-[A-Za-z0-9]{1,8})*$/.test(data.language) ? data.language : "";
       tellParent({ type: "gymnasia:title", title: config.name });
       if (data.session && data.session.conversation && data.session.token) {
         session = data.session;
         speak(session.language);
         loadHistory();
+      } else if (!identityToken && pageLanguage) {
+        speak(pageLanguage.split("-")[0].toLowerCase());  // a visitor's, until the API says
       }
       if (data.open) setOpen(true, false);
     } else if (data.type === "gymnasia:identify" && parentOrigin) {
@@ -296,11 +302,12 @@
   function stateOf(message) {
     if (message.role !== "assistant") return null;
     var lead = message.text.split("\n\n")[0];
-    var cases = ["not_confirmed", "not_done", "waits"];
+    var cases = ["not_confirmed", "not_done", "waits", "already_waits"];
     for (var i = 0; i < cases.length; i++) {
-      var sentences = config.sentences[cases[i]];
+      var sentences = config.sentences[cases[i]] || [];
       for (var j = 0; j < sentences.length; j++) {
-        if (lead.indexOf(sentences[j]) !== -1) return cases[i];
+        // A request already with staff shows as one that waits.
+        if (lead.indexOf(sentences[j]) !== -1) return cases[i] === "already_waits" ? "waits" : cases[i];
       }
     }
     return null;
@@ -319,10 +326,6 @@
     if (state) {
       item.classList.add("state-" + state);
       item.dataset.state = state;
-      var badge = document.createElement("span");
-      badge.className = "state";
-      badge.textContent = S[state];
-      item.appendChild(badge);
     }
     var body = document.createElement("div");
     body.className = "text";
@@ -333,6 +336,9 @@
       body.appendChild(paragraph);
     } else {
       renderMarkdown(body, message.text);
+      // R10's sentence leads the reply and is its state, said once: marked,
+      // not repeated by a badge of its own.
+      if (state && body.firstChild) body.firstChild.classList.add("state");
     }
     item.appendChild(body);
     return item;
@@ -409,7 +415,9 @@
     var body = { agent: config.agent };
     if (identityToken) body.identity_token = identityToken;
     starting = fetch(config.api + "/conversations", {
-      method: "POST", headers: headers({}), body: JSON.stringify(body)
+      method: "POST",
+      headers: headers(pageLanguage ? { "Accept-Language": pageLanguage } : {}),
+      body: JSON.stringify(body)
     }).then(function (response) {
       return response.json().catch(function () { return {}; }).then(function (data) {
         if (response.status === 201) {

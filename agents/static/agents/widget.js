@@ -93,6 +93,8 @@
       post({
         type: "gymnasia:init",
         identityToken: identityToken,
+        // A visitor is answered in the page's language (else the browser's).
+        language: document.documentElement.lang || navigator.language || "",
         session: kept ? kept.session : null,
         open: Boolean(kept && kept.open)
       });

@@ -9,8 +9,10 @@ one needs ``REDIS_URL``.
 
 from __future__ import annotations
 
+import errno
 import os
 import signal
+import socket
 import subprocess
 import sys
 from typing import Any
@@ -45,12 +47,16 @@ class Command(BaseCommand):
                 "Several web processes share their rate limits through Redis: "
                 "set REDIS_URL, or serve with --workers 1."
             )
+        port_taken(options["host"], options["port"])
         settings.DATA_DIR.mkdir(parents=True, exist_ok=True)
         worker = None
-        base = f"http://{options['host']}:{options['port']}"
-        # Links in staff's mails point where this server answers, unless the
-        # operator said where Gymnasia is reached (SITE_URL).
-        env = {"SITE_URL": f"http://localhost:{options['port']}", **os.environ}
+        base = f"http://{shown_host(options['host'])}:{options['port']}"
+        # Links in staff's mails point at the address printed below, where staff
+        # sign in, unless the operator said where Gymnasia is reached (SITE_URL):
+        # another host name would be another site to the browser, signed out.
+        if not os.environ.get("SITE_URL"):
+            os.environ["SITE_URL"] = settings.SITE_URL = base
+        env = dict(os.environ)
         if not options["no_worker"]:
             worker = subprocess.Popen(
                 [
@@ -100,6 +106,31 @@ class Command(BaseCommand):
                     worker.wait(timeout=15)
                 except subprocess.TimeoutExpired:
                     worker.kill()
+
+
+def port_taken(host: str, port: int) -> None:
+    """Refuse to start, saying how to choose another port, when ``port`` is taken
+    (before anything is printed or started)."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind((host, port))
+        except OSError as taken:
+            if taken.errno != errno.EADDRINUSE:
+                raise
+            raise CommandError(
+                f"Port {port} is taken: another program answers on it. "
+                f"Choose another port: make run PORT={port + 1} "
+                f"(or manage.py serve --port {port + 1})."
+            ) from None
+
+
+def shown_host(host: str) -> str:
+    """The host a browser uses for ``host``: a server listening everywhere is
+    reached on loopback from this machine."""
+    everywhere = {"0.0.0.0", "::", ""}  # noqa: S104 (compared, not bound)
+    return "127.0.0.1" if host in everywhere else host
 
 
 def _mail_destination() -> str:
