@@ -122,3 +122,20 @@ def test_a_failing_mindbody_offers_no_built_in_session(gym, booking_request):
     field = CorrectionForm(booking_request).fields["session_id"]
     assert field.choices == []
     assert "Mindbody" in str(field.help_text)
+
+
+def test_a_cancellation_is_chosen_among_the_members_mindbody_bookings(gym):
+    mine = {"booked_by": [gym.client]}
+    pilates = class_at(gym.fake, gym.business, days=2, hour=8, name="Pilates", **mine)
+    zumba = class_at(gym.fake, gym.business, days=4, hour=8, name="Zumba", **mine)
+    visits = {v.class_id: v.id for v in gym.fake.visits}
+    result = gym.call(
+        "cancel_booking",
+        {"booking_id": visits[zumba]},
+        offered={"cancel_booking": "gated"},
+    )
+    assert result.status == "pending_approval", result.payload
+    call = ToolCallLog.objects.get(pk=result.payload["pending_action"])
+    field = CorrectionForm(call).fields["booking_id"]
+    assert [value for value, _ in field.choices] == [visits[pilates], visits[zumba]]
+    assert [label.split(",")[0] for _, label in field.choices] == ["Pilates", "Zumba"]
