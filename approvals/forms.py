@@ -3,7 +3,9 @@ choices are only what could be valid.
 
 A class is chosen among the upcoming sessions of the same class type at the
 request's gym that still have a free place (the one asked for included and
-selected); a booking or a diary entry among the member's; a food among the
+selected); where the gym's own software (Mindbody) serves its classes, among its
+classes of the same name with a free place, read there, never Gymnasia's own
+sessions. A booking or a diary entry among the member's; a food among the
 gym's, by name; a meal by its name; a date with a date picker; a number with a
 number input. What the form accepts is then checked as the member's own
 arguments were (``tools.dispatcher.correction_checked``), so the form narrows
@@ -16,18 +18,29 @@ import datetime
 from typing import Any
 
 from django import forms
+from django.utils.translation import gettext as _
 
 from gymnasia.classes.models import ClassSession
 from gymnasia.classes.selectors import bookings_upcoming, class_sessions_with_places
+from gymnasia.errors import DomainError
 from gymnasia.gyms.selectors import business_today
 from gymnasia.nutrition.models import Food, MealEntry
+from tools.integrations import client_for
+from tools.integrations.errors import IntegrationError
 from tools.models import ToolCallLog
-from tools.naming import entry_named, session_named
+from tools.naming import entry_named, session_named, vendor_session_named
 from tools.presentation import argument_label, argument_value_described
 from tools.registry import published_registry
 
 #: Arguments staff do not correct: ``again`` says how the member asked, not what.
 NOT_CORRECTED = frozenset({"again"})
+
+#: How far ahead the classes of the gym's own software are offered instead.
+VENDOR_CLASSES_AHEAD_DAYS = 28
+
+
+#: The arguments naming a class or a booking.
+CLASS_IDS = frozenset({"session_id", "booking_id"})
 
 
 class CorrectionForm(forms.Form):
@@ -53,6 +66,9 @@ class CorrectionForm(forms.Form):
     def _field(self, name: str, spec: dict[str, Any], value: Any) -> forms.Field:
         """The input an argument's schema calls for; an id, a choice of what it
         may name."""
+        vendor = self._vendor_classes() if name in CLASS_IDS else None
+        if vendor is not None:
+            return self._vendor_field(vendor, name, value)
         if name == "session_id":
             return forms.TypedChoiceField(coerce=int, choices=self._sessions(value))
         if name == "booking_id":
@@ -79,6 +95,73 @@ class CorrectionForm(forms.Form):
         if spec.get("type") == "number":
             return forms.FloatField(widget=forms.NumberInput(attrs={"step": "any"}))
         return forms.CharField(max_length=spec.get("maxLength"))
+
+    def _vendor_classes(self) -> Any | None:
+        """The client of the gym's own software where it serves the classes
+        (``False`` when it does but cannot be reached); ``None``: Gymnasia's own."""
+        try:
+            client = client_for("classes", self.call.business)
+        except IntegrationError:
+            return False
+        return client if hasattr(client, "find_session") else None
+
+    def _vendor_field(self, client: Any, name: str, value: Any) -> forms.Field:
+        """A class or booking chosen among those the gym's own software has now;
+        none when it cannot be read (said in words, never Gymnasia's own)."""
+        choices: list[tuple[int, str]] | None = None
+        if client:
+            try:
+                if name == "session_id":
+                    choices = self._vendor_sessions(client, value)
+                else:
+                    choices = self._vendor_bookings(client)
+            except (IntegrationError, DomainError):
+                choices = None
+        field = forms.TypedChoiceField(coerce=int, choices=choices or [])
+        if choices is None:
+            field.help_text = _(
+                "The gym's classes are in Mindbody, which cannot be read right now: "
+                "choose the class there, or try again later."
+            )
+        return field
+
+    def _vendor_sessions(self, client: Any, value: Any) -> list[tuple[int, str]]:
+        """The classes of the asked one's name not started yet with a free place
+        (the asked one listed whatever its places)."""
+        asked = (
+            client.find_session(session_id=value) if isinstance(value, int) else None
+        )
+        if asked is None:
+            return []
+        today = business_today(business=self.call.business)
+        listed = client.list_sessions(
+            date_from=today,
+            date_to=today + datetime.timedelta(days=VENDOR_CLASSES_AHEAD_DAYS),
+            class_type=asked["class"],
+        )
+        same = [
+            s
+            for s in listed
+            if s["class"].lower() == asked["class"].lower()
+            and (s["places_left"] > 0 or s["session_id"] == value)
+        ]
+        if all(s["session_id"] != value for s in same):
+            same = sorted(
+                [asked, *same], key=lambda s: (s["starts_at"], s["session_id"])
+            )
+        business = self.call.business
+        return [
+            (s["session_id"], vendor_session_named(s, business).words) for s in same
+        ]
+
+    def _vendor_bookings(self, client: Any) -> list[tuple[int, str]]:
+        if self.call.member is None:
+            return []
+        business = self.call.business
+        return [
+            (b["booking_id"], vendor_session_named(b, business).words)
+            for b in client.list_bookings(member=self.call.member)
+        ]
 
     def _sessions(self, value: Any) -> list[tuple[int, str]]:
         business = self.call.business

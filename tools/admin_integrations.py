@@ -2,8 +2,9 @@
 Stripe account and its Mindbody site, and testing a connection.
 
 Credentials are write-only: never shown again, only replaced. New Mindbody
-credentials are tried (a token issued, the site read) before anything is saved;
-what Mindbody refused is told in plain words, never in its own text.
+credentials, or a new address or served kinds for the stored ones, are tried (a
+token issued, the site read) before anything is saved; what Mindbody refused is
+told in plain words, never in its own text.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from tools.services import (
     integration_health_check,
     mindbody_credentials_problem,
     mindbody_credentials_set,
+    mindbody_stored_credentials_problem,
     stripe_key_problem,
 )
 
@@ -158,7 +160,14 @@ class IntegrationForm(SameBusinessForm):
         """New credentials come together and must work: a token is issued and
         the site read with them before anything is saved."""
         given = [name for name in MINDBODY_CREDENTIALS if cleaned.get(name)]
+        base_url = cleaned.get("mindbody_base_url") or settings.MINDBODY_API_BASES[0]
         if not given and self.instance.credentials_encrypted:
+            if self._mindbody_changed(cleaned, base_url):
+                self._mindbody_refused(
+                    mindbody_stored_credentials_problem(
+                        integration=self.instance, base_url=base_url
+                    )
+                )
             return
         if len(given) < len(MINDBODY_CREDENTIALS):
             self.add_error(
@@ -169,13 +178,29 @@ class IntegrationForm(SameBusinessForm):
                 ),
             )
             return
-        problem = mindbody_credentials_problem(
-            site_id=cleaned["mindbody_site_id"],
-            api_key=cleaned["mindbody_api_key"],
-            username=cleaned["mindbody_username"],
-            password=cleaned["mindbody_password"],
-            base_url=cleaned.get("mindbody_base_url") or settings.MINDBODY_API_BASES[0],
+        self._mindbody_refused(
+            mindbody_credentials_problem(
+                site_id=cleaned["mindbody_site_id"],
+                api_key=cleaned["mindbody_api_key"],
+                username=cleaned["mindbody_username"],
+                password=cleaned["mindbody_password"],
+                base_url=base_url,
+            )
         )
+
+    def _mindbody_changed(self, cleaned: dict[str, Any], base_url: str) -> bool:
+        """Whether a stored, not disconnected Mindbody site is saved with another
+        address or other kinds to serve (what its tools will rely on)."""
+        if cleaned.get("status") == Integration.Status.DISCONNECTED:
+            return False
+        if self.instance.kind != Integration.Kind.MINDBODY:
+            return True
+        config = self.instance.config or {}
+        stored = config.get("base_url") or settings.MINDBODY_API_BASES[0]
+        serves = sorted(cleaned.get("mindbody_serves") or [])
+        return base_url != stored or serves != sorted(config.get("serves") or [])
+
+    def _mindbody_refused(self, problem: str | None) -> None:
         if problem:
             self.add_error(
                 None,

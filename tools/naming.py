@@ -185,6 +185,12 @@ def _class_named(facts: dict[str, Any], business: Business) -> Named:
     return Named(words, facts)
 
 
+def vendor_session_named(session: dict[str, Any], business: Business) -> Named:
+    """A class or booking as the gym's own software's client gives it (its
+    ``class``, ``starts_at`` and ``instructor``), in words."""
+    return _class_named(session, business)
+
+
 def _payment_named(facts: dict[str, Any]) -> Named:
     day = when_written(datetime.date.fromisoformat(facts["date"]))
     words = f"{day}, {money_written(facts['amount'], facts['currency'])}"

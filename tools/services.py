@@ -131,6 +131,30 @@ def mindbody_credentials_problem(
     return None
 
 
+def mindbody_stored_credentials_problem(
+    *, integration: Integration, base_url: str
+) -> str | None:
+    """What Mindbody refuses of the integration's stored credentials at
+    ``base_url`` (a changed address tried before it is saved), in plain words;
+    ``None`` when they work there."""
+    from tools.crypto import CannotDecrypt, decrypt
+
+    try:
+        stored = json.loads(decrypt(integration.credentials_encrypted))
+    except (CannotDecrypt, ValueError):
+        return _(
+            "the stored credentials cannot be read; give the site id, the API key "
+            "and the staff user's name and password again"
+        )
+    return mindbody_credentials_problem(
+        site_id=str(stored["site_id"]),
+        api_key=stored["api_key"],
+        username=stored["username"],
+        password=stored["password"],
+        base_url=base_url,
+    )
+
+
 def integration_health_check(
     *, integration: Integration, connecting: bool = False
 ) -> bool:

@@ -206,3 +206,83 @@ def test_no_secret_reaches_the_verification_log_pages_or_the_logs(
     seen = "\n".join(pages) + caplog.text
     for secret in (fake.api_key, fake.staff_password, *tokens):
         assert secret not in seen
+
+
+def change(owner, integration, **changes):
+    """The integration's change form posted as shown, with ``changes``."""
+    url = f"/admin/tools/integration/{integration.pk}/change/"
+    data = form_data(owner.get(url).content.decode(), "integration_form")
+    data.update(changes)
+    return owner.post(url, data, follow=True)
+
+
+@pytest.fixture
+def connected(owner, mindbody_settings):
+    agent = Agent.objects.get()
+    integration = connect_mindbody(
+        agent.business, mindbody_settings, serves=("classes",)
+    )
+    integration.refresh_from_db()
+    return integration
+
+
+def test_another_address_is_tried_before_it_is_saved(
+    owner, mindbody_settings, connected, settings, row_counts
+):
+    """The stored credentials are refused at another Mindbody address: nothing
+    is saved, and the owner is told why in words."""
+    from tests.fakes.mindbody_server import running_mindbody
+
+    with running_mindbody() as elsewhere:
+        settings.MINDBODY_API_BASES = [
+            *settings.MINDBODY_API_BASES,
+            elsewhere.base_url,
+        ]
+        before = row_counts()
+        stored = (connected.config, connected.credentials_encrypted, connected.status)
+        page = change(
+            owner, connected, mindbody_base_url=elsewhere.base_url
+        ).content.decode()
+        assert "Mindbody did not accept the connection" in page
+        assert "refused the API key" in page
+        assert elsewhere.count("POST", "/usertoken/issue") == 1  # it was tried
+        assert row_counts() == before
+        connected.refresh_from_db()
+        assert (
+            connected.config,
+            connected.credentials_encrypted,
+            connected.status,
+        ) == stored
+
+
+def test_other_served_kinds_are_tried_before_they_are_saved(
+    owner, mindbody_settings, connected, row_counts
+):
+    fake = mindbody_settings
+    fake.staff_denied = True
+    before = row_counts()
+    page = change(
+        owner, connected, mindbody_serves=["classes", "memberships"]
+    ).content.decode()
+    assert "Mindbody did not accept the connection" in page
+    assert "no permission" in page
+    assert row_counts() == before
+    connected.refresh_from_db()
+    assert connected.config["serves"] == ["classes"]
+
+    fake.staff_denied = False
+    issued = fake.count("POST", "/usertoken/issue")
+    change(owner, connected, mindbody_serves=["classes", "memberships"])
+    assert fake.count("POST", "/usertoken/issue") == issued + 1  # tried again
+    connected.refresh_from_db()
+    assert connected.config["serves"] == ["classes", "memberships"]
+    assert connected.status == "connected"
+
+
+def test_a_change_of_nothing_the_connection_relies_on_is_not_tried(
+    owner, mindbody_settings, connected
+):
+    change(owner, connected, member_id_is_client_id="")
+    assert mindbody_settings.requests == []
+    connected.refresh_from_db()
+    assert connected.config["member_id_is_client_id"] is False

@@ -25,8 +25,8 @@ SERVED_TOOLS: dict[str, frozenset[str]] = {
 #: agent's page says it beside the tool.
 STAYS_BUILT_IN = {
     "freeze_membership": _(
-        "Mindbody can suspend a contract, but none of its reads shows a "
-        "suspension, so a freeze could never be confirmed there: freezes stay in "
-        "Gymnasia's own memberships."
+        "Mindbody can suspend a contract, but none of its reads shows the days "
+        "of a suspension, so a freeze could never be confirmed there: freezes "
+        "stay in Gymnasia's own memberships."
     ),
 }

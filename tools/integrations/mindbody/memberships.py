@@ -1,10 +1,12 @@
 """The ``memberships`` kind served by the gym's Mindbody site: the member's active
-contract (or, without one, her current membership pricing option).
+contract (or, without one, her current membership pricing option). Only what
+the reads prove is told: a contract whose ``AutopayStatus`` is "Suspended" is
+``frozen``, never ``active``; none in force today is no membership.
 
 Freezes stay on the built-in domain: Mindbody's API can suspend a contract
-(``POST /client/suspendcontract``), but none of its reads tells a suspension
-(``ClientContract`` has no field for it), so no verifier could ever confirm one
-(R8) and every freeze would end unverifiable.
+(``POST /client/suspendcontract``), but its reads show at most that a contract is
+suspended (``AutopayStatus``), never the days of a suspension, so no verifier could
+ever confirm a freeze of given dates (R8) and every freeze would end unverifiable.
 """
 
 from __future__ import annotations
@@ -43,35 +45,53 @@ class MindbodyMemberships(MindbodyKind):
             yield
 
     def current(self, *, member: Member) -> dict[str, Any] | None:
+        """The member's contract in force today (one Mindbody shows suspended is
+        told ``frozen``, never ``active``), else a membership whose dates cover
+        today; ``None`` when the reads prove none is active."""
         client = self.client_id(member)
         today = business_today(business=self.business)
         params = {"request.clientId": client}
+        suspended = None
         for contract in self.api.pages("/client/clientcontracts", "Contracts", params):
             start, end = _day(contract.get("StartDate")), _day(contract.get("EndDate"))
             ended = _day(contract.get("TerminationDate"))
-            if (
-                start
-                and end
-                and start <= today <= end
-                and not (ended and ended <= today)
+            if not (start and end and start <= today <= end) or (
+                ended and ended <= today
             ):
-                return self._described(contract.get("ContractName"), start, end)
+                continue
+            if contract.get("AutopayStatus") == "Suspended":
+                suspended = suspended or self._described(
+                    contract.get("ContractName"), start, end, status="frozen"
+                )
+                continue
+            return self._described(contract.get("ContractName"), start, end)
+        if suspended is not None:
+            return suspended
         memberships = self.api.pages(
             "/client/activeclientmemberships", "ClientMemberships", params
         )
         for membership in memberships:
             start = _day(membership.get("ActiveDate"))
             end = _day(membership.get("ExpirationDate"))
-            if start and end and membership.get("Current", True) and end >= today:
+            if (
+                start
+                and end
+                and start <= today <= end
+                and membership.get("Current") is not False
+            ):
                 return self._described(membership.get("Name"), start, end)
         return None
 
     def _described(
-        self, name: Any, start: datetime.date, end: datetime.date
+        self,
+        name: Any,
+        start: datetime.date,
+        end: datetime.date,
+        status: str = "active",
     ) -> dict[str, Any]:
         return {
             "plan": str(name or ""),
-            "status": "active",
+            "status": status,
             "starts_on": start.isoformat(),
             "ends_on": end.isoformat(),
             "freezes": [],

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime
+import hashlib
 from typing import TYPE_CHECKING, Any
 
 from django.core.cache import cache
@@ -47,7 +48,11 @@ def cache_drop(key: str) -> None:
 
 def _key(client: MindbodyClient) -> str:
     connection = client.connection
-    return f"mindbody:{connection.integration_id}:{connection.fingerprint}:token"
+    address = hashlib.sha256(connection.base_url.encode()).hexdigest()[:12]
+    # Per address too: a token one address issued is never sent to another.
+    return (
+        f"mindbody:{connection.integration_id}:{connection.fingerprint}:{address}:token"
+    )
 
 
 def user_token(client: MindbodyClient) -> str:
