@@ -18,6 +18,7 @@ import datetime
 from typing import Any
 
 from django import forms
+from django.core.cache import cache
 from django.utils.translation import gettext as _
 
 from gymnasia.classes.models import ClassSession
@@ -37,6 +38,10 @@ NOT_CORRECTED = frozenset({"again"})
 
 #: How far ahead the classes of the gym's own software are offered instead.
 VENDOR_CLASSES_AHEAD_DAYS = 28
+#: How long a request's choices read from the gym's own software are kept: the
+#: inbox draws every waiting request's form again at each refresh (5 seconds),
+#: and Mindbody bills each call.
+VENDOR_CHOICES_KEPT_SECONDS = 60
 
 
 #: The arguments naming a class or a booking.
@@ -108,8 +113,9 @@ class CorrectionForm(forms.Form):
     def _vendor_field(self, client: Any, name: str, value: Any) -> forms.Field:
         """A class or booking chosen among those the gym's own software has now;
         none when it cannot be read (said in words, never Gymnasia's own)."""
-        choices: list[tuple[int, str]] | None = None
-        if client:
+        key = f"correction-choices:{self.call.pk}:{name}"
+        choices: list[tuple[int, str]] | None = cache.get(key) if client else None
+        if client and choices is None:
             try:
                 if name == "session_id":
                     choices = self._vendor_sessions(client, value)
@@ -117,6 +123,8 @@ class CorrectionForm(forms.Form):
                     choices = self._vendor_bookings(client)
             except (IntegrationError, DomainError):
                 choices = None
+            else:
+                cache.set(key, choices, VENDOR_CHOICES_KEPT_SECONDS)
         field = forms.TypedChoiceField(coerce=int, choices=choices or [])
         if choices is None:
             field.help_text = _(

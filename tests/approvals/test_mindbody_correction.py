@@ -139,3 +139,20 @@ def test_a_cancellation_is_chosen_among_the_members_mindbody_bookings(gym):
     field = CorrectionForm(call).fields["booking_id"]
     assert [value for value, _ in field.choices] == [visits[pilates], visits[zumba]]
     assert [label.split(",")[0] for _, label in field.choices] == ["Pilates", "Zumba"]
+
+
+def test_the_inbox_refreshing_asks_mindbody_for_the_choices_once(
+    gym, booking_request, staff_client
+):
+    """The inbox draws a waiting request's correction form at each refresh
+    (every 5 seconds); Mindbody bills each call, so its classes are read once
+    for a while, not at every refresh."""
+    staff_client.get("/inbox/")
+    calls = len(gym.fake.requests)
+
+    for _ in range(3):
+        page = staff_client.get("/inbox/")
+        assert page.status_code == 200
+        assert "Spinning" in page.content.decode()
+
+    assert len(gym.fake.requests) == calls
