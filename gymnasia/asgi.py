@@ -3,11 +3,12 @@
 import gc
 import os
 
-from django.core.asgi import get_asgi_application
+# Django's handler, but Meta's webhook runs no thread of its own (gymnasia.handlers).
+from gymnasia.handlers import application_get
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "gymnasia.settings")
 
-application = get_asgi_application()
+application = application_get()
 
 # A decision link's token must not reach the access log (gymnasia.logs).
 from gymnasia.logs import access_log_tokens_hidden  # noqa: E402
