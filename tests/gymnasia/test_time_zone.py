@@ -108,7 +108,7 @@ def test_the_inbox_says_when_a_request_was_made_in_the_gyms_time(settings):
     page = async_to_sync(client.get)("/inbox/").content.decode()
 
     assert world.business.time_zone == "Europe/Madrid"
-    assert "2026-12-01 00:14" in page
+    assert "Tuesday 1 December, 00:14" in page
     assert "2026-11-30 23:14" not in page
 
 
