@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import datetime
 
+from django.utils import translation
+
 from gymnasia.gyms.selectors import business_today
+from gymnasia.when import when_written
 from tests.agents.api_client import identity, send, start
 from tools.models import ToolCallLog
 
@@ -36,3 +39,25 @@ def weekday_ahead(agent, days: int = 1) -> datetime.date:
     while day.weekday() > 4:
         day += datetime.timedelta(days=1)
     return day
+
+
+def _date(day) -> datetime.date:
+    return day if isinstance(day, datetime.date) else datetime.date.fromisoformat(day)
+
+
+def at(day, hour: str, language: str = "es") -> str:
+    """A class's start as the member reads it: «martes 8 de diciembre, 07:30»."""
+    with translation.override(language):
+        return f"{when_written(_date(day), weekday=True)}, {hour}"
+
+
+def on(day, language: str = "es") -> str:
+    """A day as the member reads it: «8 de diciembre»."""
+    with translation.override(language):
+        return when_written(_date(day))
+
+
+def between(start, end, language: str = "es") -> str:
+    """Days as the member reads them: «del 1 al 10 de agosto de 2027»."""
+    with translation.override(language):
+        return when_written(_date(start), _date(end))

@@ -52,6 +52,28 @@ def _weekday_to_come(business) -> datetime.date:
     return day
 
 
+UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+
+
+def _timeline(html: str) -> str:
+    """The timeline's part of the page."""
+    return html.split('<fieldset class="module timeline">', 1)[1].split("</fieldset>")[
+        0
+    ]
+
+
+def _words(html: str) -> str:
+    """What a reader reads of some HTML: its text, without tags."""
+    return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html))
+
+
+def _page(client, conversation, language: str) -> str:
+    return client.get(
+        f"/admin/agents/conversation/{conversation.pk}/change/",
+        headers={"Accept-Language": language},
+    ).content.decode()
+
+
 @pytest.mark.parametrize("role", ["owner", "staff"])
 def test_the_timeline_shows_each_tool_calls_decisions(client, seeded, role, settings):
     settings.LANGUAGE_CODE = "en"
@@ -62,10 +84,10 @@ def test_the_timeline_shows_each_tool_calls_decisions(client, seeded, role, sett
     assert page.status_code == 200
     html = page.content.decode()
     assert re.search(r"Reserva spinning el [\d-]+ a las 19:00", html)
-    assert "<code>book_class</code>" in html and "verified" in html
-    assert "<code>freeze_membership</code>" in html and "pending_approval" in html
+    assert re.search(r"Book Spinning on \w+day \d+ \w+, 19:00", html)
+    assert 'title="verified">verified<' in html
+    assert 'title="pending_approval">waiting for approval<' in html
     assert "He enviado tu solicitud al equipo del gimnasio" in html
-    assert "offered: yes" in html.replace("</li>", "").replace("<li>", "")
 
 
 def test_the_timeline_names_who_said_each_line_in_the_readers_language(client, seeded):
@@ -84,60 +106,110 @@ def test_the_timeline_names_who_said_each_line_in_the_readers_language(client, s
 
 
 def test_the_timeline_says_each_calls_outcome_in_the_readers_language(client, seeded):
-    """Spanish staff read a call's outcome and steps in words, with the recorded
-    codes in a title (they read "ok / verified" and "ejecutada (ok)")."""
+    """Spanish staff read a call's outcome in words, with the recorded codes in
+    a title; its steps and times are on the call's own page, linked."""
     # given a conversation with a class booked and a freeze waiting for staff
     conversation, lines = seeded
     _login(client, lines, "staff")
 
     # when Spanish staff open it
-    page = client.get(
-        f"/admin/agents/conversation/{conversation.pk}/change/",
-        headers={"Accept-Language": "es"},
-    ).content.decode()
+    page = _page(client, conversation, "es")
 
-    # then each outcome and step reads in Spanish
+    # then each outcome reads in Spanish, each call links to its own page
     assert (
-        'resultado: <strong title="ok">hecho</strong> / '
-        '<span title="verified">verificado</span>'
+        '<strong title="ok">hecho</strong> / <span title="verified">verificado</span>'
     ) in page
     assert (
-        'resultado: <strong title="pending_approval">esperando aprobación</strong> / '
+        '<strong title="pending_approval">esperando aprobación</strong> / '
         '<span title="not_applied">no aplicado</span>'
     ) in page
-    assert re.search(
-        r"ejecutada \(hecho\) \([\d.]+ ms\) → comprobada de nuevo: "
-        r"verificado \(",
-        page,
-    )
+    freeze = ToolCallLog.objects.get(tool_name="freeze_membership")
+    assert f'<a href="/admin/tools/toolcalllog/{freeze.pk}/change/">' in page
+    assert " ms" not in _words(_timeline(page))
     assert "ok / verified" not in page
 
 
-def test_the_timeline_names_each_write_by_its_title_in_the_readers_language(
-    client, seeded
+def _food_and_a_repeat(conversation) -> None:
+    """The member books the same class again (a duplicate of the first call) and
+    adds food to a meal."""
+    day = _weekday_to_come(conversation.business)
+    async_to_sync(turn_run)(conversation, f"Reserva spinning el {day} a las 19:00")
+    async_to_sync(turn_run)(conversation, "Añade 150 g de arroz blanco a la comida")
+
+
+@pytest.mark.parametrize(
+    ("language", "booked", "food", "repeat", "decided", "tool_results"),
+    [
+        (
+            "es",
+            r"Reservar Spinning el \w+ \d+ de diciembre, 19:00, con Javier Ruiz",
+            "Apuntar 150 g de Arroz blanco (cocido) en la comida del",
+            "repite la primera llamada",
+            "aprobada por demo-staff, ",
+            "Resultados de herramientas",
+        ),
+        (
+            "en",
+            r"Book Spinning on \w+day \d+ December, 19:00, with Javier Ruiz",
+            "150 g of Arroz blanco (cocido)",
+            "repeats the first call",
+            "approved by demo-staff, ",
+            "Tool results",
+        ),
+    ],
+)
+def test_each_call_reads_as_one_line_of_what_happened(
+    client, seeded, language, booked, food, repeat, decided, tool_results
 ):
-    """A call that changes something is named as the inbox names its request,
-    "Congelar la cuota", before the tool's name (it showed the name only)."""
-    # given a conversation with a class booked and a freeze waiting for staff
+    """What was asked, with the class and the food by name; no arguments'
+    JSON, no id, no heading over nothing; a repeat links to the first call; the
+    step that resumed an approved request shows its call (it read «sin
+    registro»)."""
+    # given a booking, its repeat, food added, and a freeze approved and run
     conversation, lines = seeded
-    _login(client, lines, "staff")
+    _food_and_a_repeat(conversation)
+    action = ToolCallLog.objects.get(expires_at__isnull=False)
+    staff = User.objects.get(username=lines["staff"].split(" ")[0])
+    pending_action_approve(action_id=action.pk, user=staff)
+    assert pending_action_execute(action_id=action.pk) == "succeeded"
+    _login(client, lines, "owner")
 
-    # when Spanish staff open it
-    page = client.get(
-        f"/admin/agents/conversation/{conversation.pk}/change/",
-        headers={"Accept-Language": "es"},
-    ).content.decode()
+    # when the owner reads the conversation
+    timeline = _timeline(_page(client, conversation, language))
+    words = _words(timeline)
 
-    # then each write has its title, and a read its name only
-    assert "<strong>Congelar la cuota</strong> <code>freeze_membership</code>" in page
-    assert "<strong>Reservar una clase</strong> <code>book_class</code>" in page
-    assert "<code>list_classes</code>" in page
-    assert "<strong>list_classes</strong>" not in page
+    # then each call is said in words, with names
+    assert re.search(booked, words), words
+    assert food in words
+    assert not re.search(r"[{}]", words)
+    assert '"session_id"' not in timeline and "food_id" not in timeline
+    assert not UUID.search(words)
+    assert tool_results not in words
+    calls = _words("".join(re.findall(r'<div class="tool-call">.*?</div>', timeline)))
+    assert not re.search(r"\d{4}-\d{2}-\d{2}", calls), calls
+    # a repeat links to the first call
+    first, repeat_row = ToolCallLog.objects.filter(tool_name="book_class").order_by(
+        "created_at"
+    )
+    assert repeat_row.duplicate_of_id == first.pk
+    assert (
+        f'<a href="/admin/tools/toolcalllog/{first.pk}/change/" class="first-call">'
+        f"{repeat}</a>"
+    ) in timeline
+    # the step that resumed the approved request shows its call and decision
+    resumed = Message.objects.filter(
+        conversation=conversation, role=Message.Role.STEP
+    ).latest("pk")
+    assert resumed.content["tool_calls"][0]["id"].startswith("approved_")
+    line = _message_html(timeline, str(resumed.pk))
+    assert f'<a href="/admin/tools/toolcalllog/{action.pk}/change/">' in line
+    assert decided in line
+    assert "sin registro" not in words and "no record" not in words
 
 
-def test_the_timeline_shows_steps_recorded_after_the_call(client, seeded, settings):
-    """A call settled by staff, or handed over by the sweep, still shows, with
-    what was recorded after it."""
+def test_a_call_handed_to_staff_links_its_case(client, seeded, settings):
+    """A call settled by staff, or handed over by the sweep, links the case it
+    opened."""
     settings.LANGUAGE_CODE = "en"
     conversation, lines = seeded
     log = ToolCallLog.objects.get(tool_name="book_class")
@@ -157,14 +229,15 @@ def test_the_timeline_shows_steps_recorded_after_the_call(client, seeded, settin
         resolution="done",
         note="Booked at the desk.",
     )
-    username, password = lines["owner"].split(" ")
-    assert client.login(request=HttpRequest(), username=username, password=password)
+    _login(client, lines, "owner")
 
     page = client.get(f"/admin/agents/conversation/{conversation.pk}/change/")
 
     assert page.status_code == 200
-    steps = re.findall(r"steps: (.*?)</li>", page.content.decode())
-    assert any(" → settled by staff · " in line for line in steps), steps
+    assert (
+        f'<a href="/admin/tools/handoff/{handoff.pk}/change/" class="handoff">'
+        "handed to staff: the case</a>"
+    ) in page.content.decode()
 
 
 def _message_html(html: str, message_key: str) -> str:
@@ -176,8 +249,8 @@ def _message_html(html: str, message_key: str) -> str:
 def test_an_approved_request_keeps_its_call_under_the_step_that_asked(
     client, seeded, settings
 ):
-    """The step that asked for a request behind approval shows that call's log:
-    gated, then approved and run on the same call, to its outcome."""
+    """The step that asked for a request behind approval shows that call: its
+    outcome and who approved it, when."""
     settings.LANGUAGE_CODE = "en"
     conversation, lines = seeded
     action = ToolCallLog.objects.get(expires_at__isnull=False)
@@ -188,20 +261,18 @@ def test_an_approved_request_keeps_its_call_under_the_step_that_asked(
 
     page = client.get(f"/admin/agents/conversation/{conversation.pk}/change/")
 
-    step = _message_html(page.content.decode(), action.message_key)
-    step = re.sub(r"<[^>]+>", "", step)
-    # The call is the request: its box says gated, with no other id to name.
-    assert "gated: yes" in step
-    assert "outcome: done / verified" in step
-    assert step.count("outcome:") == 1  # one call, one row
-    order = ["waits for approval", "approved by staff", "ran (done)", "looked again"]
-    places = [step.index(words) for words in order]
-    assert places == sorted(places)
+    step = _words(_message_html(page.content.decode(), action.message_key))
+    assert re.search(
+        r"Freeze the membership from 1 to 31 August( \d{4})? — done / verified · "
+        r"approved by demo-staff, \w+day \d+ \w+, \d\d:\d\d",
+        step,
+    ), step
+    assert step.count(" — ") == 1  # one call, one row
 
 
-def test_a_call_recorded_without_a_duration_shows_none_taken(client, seeded, settings):
-    """A staff correction is recorded, not run: its row has no duration, shown as
-    a dash (it read "None ms")."""
+def test_a_corrected_request_says_who_corrected_it(client, seeded, settings):
+    """A staff correction is a new row of the call: the request reads as
+    corrected by whom, and the correction as what it asks (it read "None ms")."""
     settings.LANGUAGE_CODE = "en"
     conversation, lines = seeded
     action = ToolCallLog.objects.get(expires_at__isnull=False)
@@ -215,9 +286,13 @@ def test_a_call_recorded_without_a_duration_shows_none_taken(client, seeded, set
 
     page = client.get(f"/admin/agents/conversation/{conversation.pk}/change/")
 
-    html = page.content.decode()
-    assert "corrected by staff · — ms" in html
-    assert "None ms" not in html
+    words = _words(_timeline(page.content.decode()))
+    assert (
+        "corrected into a new request / not applied · corrected by demo-staff, "
+        in words
+    )
+    assert re.search(r"Freeze the membership on 1 August", words), words
+    assert "None" not in words
 
 
 def _login(client, lines, role: str) -> None:

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.agents.api_client import start
-from tests.agents.offline_kit import calls, member_conversation, talk
+from tests.agents.offline_kit import between, calls, member_conversation, talk
 from tools.models import AgentToolSetting, Handoff
 
 pytestmark = pytest.mark.django_db
@@ -32,7 +32,7 @@ def test_her_request_is_named_by_what_it_is_about(client, agent):
         (a["start"], a["end"]) for name, a in calls() if name == "freeze_membership"
     ]
     assert told == (
-        f"Tus solicitudes:\n- Congelación del {start} al {end}: esperando al equipo"
+        f"Tus solicitudes:\n- Congelación {between(start, end)}: esperando al equipo"
     )
 
 
@@ -92,4 +92,4 @@ def test_the_model_reads_only_what_a_model_is_given():
             if isinstance(node, ast.ImportFrom) and node.module:
                 imported.add(node.module)
     ours = {name for name in imported if name.split(".")[0] in {"tools", "gymnasia"}}
-    assert ours == {"tools.types", "gymnasia.refusals"}
+    assert ours == {"tools.types", "gymnasia.refusals", "gymnasia.when"}

@@ -8,7 +8,13 @@ import pytest
 
 from gymnasia.classes.models import Booking
 from tests.agents.api_client import start
-from tests.agents.offline_kit import calls, member_conversation, talk, weekday_ahead
+from tests.agents.offline_kit import (
+    at,
+    calls,
+    member_conversation,
+    talk,
+    weekday_ahead,
+)
 from tools.models import AgentToolSetting, ToolCallLog
 
 pytestmark = pytest.mark.django_db
@@ -23,8 +29,8 @@ def test_a_days_classes_are_listed_from_one_read(client, agent):
 
     assert calls() == [("list_classes", {"date_from": day, "date_to": day})]
     assert listed.startswith("Clases:\n")
-    assert f"- Spinning {day} 07:30 (Sala ciclo, 20 plazas libres)" in listed
-    assert f"- Spinning {day} 19:00 (Sala ciclo, 20 plazas libres)" in listed
+    assert f"- Spinning {at(day, '07:30')} (Sala ciclo, 20 plazas libres)" in listed
+    assert f"- Spinning {at(day, '19:00')} (Sala ciclo, 20 plazas libres)" in listed
 
 
 def test_the_first_of_the_list_is_booked(client, agent):
@@ -35,7 +41,7 @@ def test_the_first_of_the_list_is_booked(client, agent):
 
     booking = Booking.objects.select_related("session__class_type").get()
     assert booking.status == "confirmed"
-    assert told == f"Reserva confirmada: Spinning el {day} 07:30 en Sala ciclo."
+    assert told == f"Reserva confirmada: Spinning el {at(day, '07:30')} en Sala ciclo."
 
 
 def test_the_class_at_a_time_said_is_booked(client, agent):
@@ -46,7 +52,7 @@ def test_the_class_at_a_time_said_is_booked(client, agent):
         client, started, f"¿Qué clases hay el {day}?", "Apúntame a la de las 19:00"
     )
 
-    assert told == f"Reserva confirmada: Spinning el {day} 19:00 en Sala ciclo."
+    assert told == f"Reserva confirmada: Spinning el {at(day, '19:00')} en Sala ciclo."
 
 
 def test_a_kind_day_and_time_in_one_message_books_that_class(client, agent):
@@ -59,7 +65,7 @@ def test_a_kind_day_and_time_in_one_message_books_that_class(client, agent):
     )
 
     assert [name for name, _ in calls()] == ["list_classes", "book_class"]
-    assert told == f"Reserva confirmada: Spinning el {day} 19:00 en Sala ciclo."
+    assert told == f"Reserva confirmada: Spinning el {at(day, '19:00')} en Sala ciclo."
 
 
 def test_a_gated_booking_waits_for_staff_and_books_nothing(client, agent):
@@ -74,7 +80,7 @@ def test_a_gated_booking_waits_for_staff_and_books_nothing(client, agent):
     assert not Booking.objects.exists()
     assert told.startswith("He enviado tu solicitud al equipo del gimnasio")
     assert told.endswith(
-        f"La reserva de Spinning el {day} 07:30 queda pendiente de que el equipo "
+        f"La reserva de Spinning el {at(day, '07:30')} queda pendiente de que el equipo "
         "la apruebe."
     )
 
@@ -114,8 +120,8 @@ def test_her_bookings_and_a_cancellation(client, agent):
     )
 
     assert none == "No tienes ninguna reserva de clases por venir."
-    assert mine == f"Tus reservas:\n- Spinning {day} 07:30 (Sala ciclo)"
-    assert cancelled == f"Reserva cancelada: Spinning el {day} 07:30."
+    assert mine == f"Tus reservas:\n- Spinning {at(day, '07:30')} (Sala ciclo)"
+    assert cancelled == f"Reserva cancelada: Spinning el {at(day, '07:30')}."
     assert Booking.objects.get().status == "cancelled"
 
 
@@ -141,7 +147,8 @@ def test_her_bookings_asked_in_either_language_are_listed_in_it(
     [mine] = talk(client, started, asked)
 
     assert calls()[-1] == ("list_my_bookings", {})
-    assert mine == f"{listed}\n- Spinning {day} 07:30 (Sala ciclo)"
+    language = "es" if asked.startswith("¿") else "en"
+    assert mine == f"{listed}\n- Spinning {at(day, '07:30', language)} (Sala ciclo)"
 
 
 def test_a_message_that_does_not_tell_its_language_is_answered_in_hers(client, agent):
@@ -172,7 +179,9 @@ def test_a_class_that_fits_twice_is_asked_which_and_the_answer_books_it(client, 
 
     assert asked == (
         "Which class? Tell me its time or its place in the list:\n"
-        f"- Spinning {day} 07:30\n- Spinning {day} 19:00"
+        f"- Spinning {at(day, '07:30', 'en')}\n- Spinning {at(day, '19:00', 'en')}"
     )
-    assert told == f"Booking confirmed: Spinning on {day} 19:00 in Sala ciclo."
+    assert told == (
+        f"Booking confirmed: Spinning on {at(day, '19:00', 'en')} in Sala ciclo."
+    )
     assert Booking.objects.count() == 1

@@ -7,7 +7,7 @@ import pytest
 
 from gymnasia.gyms.selectors import business_today
 from gymnasia.nutrition.models import MealEntry
-from tests.agents.offline_kit import calls, member_conversation, talk
+from tests.agents.offline_kit import calls, member_conversation, on, talk
 from tools.models import ToolCallLog
 
 pytestmark = pytest.mark.django_db
@@ -74,7 +74,9 @@ def test_logging_rice_asks_which_then_logs_the_one_she_chose(client, agent):
         100,
         "lunch",
     )
-    assert told == f"Anotado: 100 g de Arroz blanco (cocido) en la comida del {today}."
+    assert (
+        told == f"Anotado: 100 g de Arroz blanco (cocido) en la comida del {on(today)}."
+    )
     assert ToolCallLog.objects.get(tool_name="add_food_to_meal").verification == (
         "verified"
     )
@@ -118,7 +120,7 @@ def test_the_days_diary_lists_what_was_logged_with_its_total(client, agent):
 
     assert empty == "Hoy no tienes nada anotado en el diario."
     assert diary == (
-        f"Tu diario del {today}:\n- Cena: Arroz blanco (cocido), 100 g (130 kcal)\n"
+        f"Tu diario del {on(today)}:\n- Cena: Arroz blanco (cocido), 100 g (130 kcal)\n"
         "Total: 130 kcal."
     )
 

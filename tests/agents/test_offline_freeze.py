@@ -13,7 +13,7 @@ from approvals.selectors import pending_actions_count
 from approvals.services import pending_action_approve, pending_action_execute
 from gymnasia.gyms.selectors import business_today
 from gymnasia.memberships.models import MembershipFreeze
-from tests.agents.offline_kit import calls, member_conversation, talk
+from tests.agents.offline_kit import between, calls, member_conversation, talk
 from tests.factories import StaffRoleFactory
 from tools.models import ToolCallLog
 
@@ -49,7 +49,7 @@ def test_a_two_week_freeze_is_asked_confirmed_and_sent_to_staff(
         "desde el lunes que viene",
     )
     assert asked == ASKED
-    assert proposed == f"¿Pido que congelen tu cuota del {start} al {end}?"
+    assert proposed == f"¿Pido que congelen tu cuota {between(start, end)}?"
     assert not ToolCallLog.objects.exists()
 
     [waits] = talk(client, started, "sí")
@@ -58,7 +58,7 @@ def test_a_two_week_freeze_is_asked_confirmed_and_sent_to_staff(
         ("freeze_membership", {"start": start.isoformat(), "end": end.isoformat()})
     ]
     assert waits == (
-        f"{SENTENCES['es']['waits']}\n\nLa congelación del {start} al {end} queda "
+        f"{SENTENCES['es']['waits']}\n\nLa congelación {between(start, end)} queda "
         "pendiente de que el equipo la apruebe."
     )
     request = ToolCallLog.objects.get()
@@ -68,7 +68,7 @@ def test_a_two_week_freeze_is_asked_confirmed_and_sent_to_staff(
     )
     pending_action_execute(action_id=request.pk)
     assert MembershipFreeze.objects.get().start == start
-    assert _last_message(client, started) == f"Cuota congelada del {start} al {end}."
+    assert _last_message(client, started) == (f"Cuota congelada {between(start, end)}.")
 
 
 def _last_message(client, started) -> str:

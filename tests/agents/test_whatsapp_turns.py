@@ -15,7 +15,7 @@ from approvals.events import events_announce
 from approvals.models import Event
 from gymnasia.classes.models import Booking
 from gymnasia.gyms.models import Member
-from tests.agents.offline_kit import weekday_ahead
+from tests.agents.offline_kit import at, weekday_ahead
 from tests.agents.scripted import Say
 from tests.agents.whatsapp_kit import LUCIA, STRANGER, Turns, connect, graph_running
 from tools.models import Handoff
@@ -83,7 +83,7 @@ def test_a_member_books_a_class(client, agent, channel, graph, turns):
 
     booking = Booking.objects.get()
     assert booking.member.external_id == "socio-1001"
-    assert told == f"Reserva confirmada: Spinning el {day} 19:00 en Sala ciclo."
+    assert told == f"Reserva confirmada: Spinning el {at(day, '19:00')} en Sala ciclo."
 
 
 def test_one_conversation_per_member_and_channel(

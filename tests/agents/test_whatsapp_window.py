@@ -22,6 +22,7 @@ from approvals.services import (
 )
 from gymnasia.memberships.models import MembershipFreeze
 from gymnasia.when import when_written
+from tests.agents.offline_kit import between
 from tests.agents.scripted import Say
 from tests.agents.whatsapp_kit import LUCIA, Turns, connect, graph_running
 from tests.factories import StaffRoleFactory
@@ -91,7 +92,7 @@ def test_staff_approve_the_next_day_and_the_member_gets_the_template(
     with translation.override("es"):
         said = when_written(freeze.start, freeze.end)
     assert asked == f"Congelar la cuota {said}"
-    assert happened == f"Cuota congelada del {freeze.start} al {freeze.end}."
+    assert happened == f"Cuota congelada {between(freeze.start, freeze.end)}."
     assert len(graph.texts_to(LUCIA)) == texts_before
     assert WhatsAppReply.objects.filter(kind="template", status="accepted").count() == 1
 

@@ -13,6 +13,7 @@ from django.utils import timezone
 from agents.models import Conversation, Message, WhatsAppReply
 from approvals.services import pending_action_approve
 from gymnasia.memberships.models import MembershipFreeze
+from tests.agents.offline_kit import between
 from tests.agents.whatsapp_kit import LUCIA, STRANGER, connect, graph_running, post
 from tests.approvals.test_worker import Worker, wait_for
 from tests.factories import StaffRoleFactory
@@ -125,7 +126,7 @@ def test_an_approval_the_next_day_reaches_the_member_as_the_template(
     template = graph.sent[-1]["json"]["template"]
     asked, happened = [p["text"] for p in template["components"][0]["parameters"]]
     assert asked.startswith("Congelar la cuota")
-    assert happened == f"Cuota congelada del {freeze.start} al {freeze.end}."
+    assert happened == f"Cuota congelada {between(freeze.start, freeze.end)}."
     assert graph.sent[-1]["failure"] is None
     assert len(graph.texts_to(LUCIA)) == texts
 

@@ -25,6 +25,7 @@ from approvals.services import (
 )
 from gymnasia.memberships.models import MembershipFreeze
 from gymnasia.when import when_written
+from tests.agents.offline_kit import between
 from tests.approvals.inbox_kit import spanish_date
 from tests.factories import StaffRoleFactory
 from tests.faults import Fault, inject_fault
@@ -73,9 +74,7 @@ def test_an_approved_and_verified_request_is_told_done(asked):
     [message] = later()
     freeze = MembershipFreeze.objects.get()
     assert message["role"] == "assistant"
-    assert message["text"] == (
-        f"Cuota congelada del {freeze.start.isoformat()} al {freeze.end.isoformat()}."
-    )
+    assert message["text"] == (f"Cuota congelada {between(freeze.start, freeze.end)}.")
 
 
 def test_an_approved_request_is_told_in_fixed_words_once_the_budget_is_used_up(
@@ -129,9 +128,7 @@ def test_an_approved_request_is_told_done_after_she_wrote_meanwhile(
     message = later()[-1]
     freeze = MembershipFreeze.objects.get()
     assert message["role"] == "assistant"
-    assert message["text"] == (
-        f"Cuota congelada del {freeze.start.isoformat()} al {freeze.end.isoformat()}."
-    )
+    assert message["text"] == (f"Cuota congelada {between(freeze.start, freeze.end)}.")
 
 
 def test_a_rejection_is_told_with_the_reason(asked):
@@ -275,7 +272,7 @@ def test_a_request_links_to_its_whole_conversation(asked, client):
     assert timeline.status_code == 200
     html = timeline.content.decode()
     target = html.split(f'id="message-{step}"')[1].split('class="timeline-message')[0]
-    assert "<code>freeze_membership</code>" in target
+    assert f'<a href="/admin/tools/toolcalllog/{action.pk}/change/">' in target
     assert "agents/timeline.css" in html
 
 

@@ -57,7 +57,7 @@ def _expected(language: str) -> dict[str, str]:
     sentences = SENTENCES[language]
     if language == "es":
         return {
-            "done": r"Cuota congelada del \S+ al \S+\.$",
+            "done": r"Cuota congelada del \d+ (de \w+ )?al \d+ de \w+( de \d{4})?\.$",
             "not done": re.escape(sentences["not_done"] + "\n\n"),
             "rejected": rf"El equipo del gimnasio no ha aprobado tu solicitud "
             rf"\({said[2]}\)\. Su motivo: Obras\. No se ha cambiado nada\.$",
@@ -69,7 +69,7 @@ def _expected(language: str) -> dict[str, str]:
             "settled": r"Una persona del equipo ha revisado tu solicitud: no se hizo\.$",
         }
     return {
-        "done": r"Membership frozen from \S+ to \S+\.$",
+        "done": r"Membership frozen from \d+ (\w+ )?to \d+ \w+( \d{4})?\.$",
         "not done": re.escape(sentences["not_done"] + "\n\n"),
         "rejected": rf"The gym's staff did not approve your request \({said[2]}\)\. "
         r"Their reason: Obras\. Nothing was changed\.$",
@@ -161,6 +161,10 @@ def test_each_member_reads_every_later_notice_in_their_own_language(
             expected, 1
         ), (language, told)
         assert len(told) == len(expected), told  # nothing in another language
+        # one date format: as people write it, no ISO day, no «Dec. 7»
+        for text in told:
+            assert not re.search(r"\d{4}-\d{2}-\d{2}", text), text
+            assert not re.search(r"\b[A-Za-z]{3,4}\. \d", text), text
 
 
 def test_the_member_records_language_comes_first_then_the_conversations(db):

@@ -4,7 +4,9 @@ answered by the offline demo model (Chromium driven by Playwright)."""
 from __future__ import annotations
 
 import datetime
+import re
 
+from tests.agents.offline_kit import at
 from tests.browser.chromium import ARTIFACTS, needs_chromium
 from tests.browser.test_inbox import staff_inbox
 from tests.browser.widget_kit import ask, open_widget, site
@@ -49,9 +51,11 @@ def test_a_member_walks_the_demo_flows(embedded_app, browser):  # noqa: F811
     )
     assert _said(frame, "el blanco").startswith("Anotado: 100 g de Arroz blanco")
     assert _said(frame, "otros 100 g").startswith("Anotado: 100 g de Arroz blanco")
-    assert f"Spinning {day} 07:30" in _said(frame, f"¿Qué clases hay el {day}?")
+    listed = _said(frame, f"¿Qué clases hay el {day}?")
+    assert f"Spinning {at(day, '07:30')} " in listed
+    assert not re.search(r"\d{4}-\d{2}-\d{2}", listed)
     assert _said(frame, "Reserva la primera") == (
-        f"Reserva confirmada: Spinning el {day} 07:30 en Sala ciclo."
+        f"Reserva confirmada: Spinning el {at(day, '07:30')} en Sala ciclo."
     )
     assert _said(frame, "Reserva la primera").startswith(
         "Eso ya estaba hecho; no lo he repetido."

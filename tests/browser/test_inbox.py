@@ -203,7 +203,7 @@ def test_a_request_opens_its_conversation_at_the_step_that_made_it(
 
     target = page.locator(".timeline-message:target")
     expect(target).to_have_count(1)
-    assert "freeze_membership" in target.inner_text()
+    assert "Congelar la cuota del " in target.inner_text()
     assert page.evaluate("window.scrollY") > 0
     expect(target).to_be_in_viewport()
     assert target.evaluate("e => getComputedStyle(e).outlineStyle") == "solid"

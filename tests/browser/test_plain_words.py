@@ -8,6 +8,8 @@ record."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from tests.browser.chromium import ARTIFACTS, needs_chromium
@@ -62,6 +64,12 @@ def test_the_inbox_and_the_admin_read_in_words(app, browser, width):
     page.locator("#result_list tbody a").first.click()
     expect(page.locator(".timeline-message").first).to_be_visible()
     found["conversation"] = _read(page, "conversation", width)
+    timeline = page.locator("fieldset.timeline").inner_text()
+    # each call one line in words: no arguments' JSON, no id, no empty heading
+    assert "Congelar la cuota del 1 al 10 de junio" in timeline, timeline
+    assert not re.search(r"[{}]", timeline), timeline
+    assert not re.search(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-", timeline), timeline
+    assert "Resultados de herramientas" not in timeline
     page.close()
 
     raw = {name: raw_words(text) for name, text in found.items()}

@@ -117,7 +117,7 @@ def test_widget_member_sees_a_waiting_request_approved_and_a_booking_confirmed(
     confirmed = frame.locator("#log li[data-role=assistant]", has_text="congelada")
     expect(confirmed).to_have_count(1, timeout=60_000)
     assert confirmed.get_attribute("data-state") is None
-    assert "Cuota congelada del 2" in confirmed.inner_text()
+    assert "Cuota congelada del " in confirmed.inner_text()
     member.screenshot(path=str(ARTIFACTS / "widget-freeze-approved.png"))
 
     day = next_weekday()
@@ -374,7 +374,7 @@ def test_widget_shows_an_outcome_that_arrives_just_before_the_member_writes(
 
     outcome = frame.locator("#log li[data-role=assistant]", has_text="congelada")
     expect(outcome).to_have_count(1, timeout=10_000)
-    assert "Cuota congelada del 2" in outcome.inner_text()
+    assert "Cuota congelada del " in outcome.inner_text()
     member.screenshot(path=str(ARTIFACTS / "widget-outcome-during-turn.png"))
     context.close()
     staff.close()

@@ -9,7 +9,16 @@ from typing import Any
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop
 
-from agents.providers.offline.core import Reply, Rule, Turn, read_failed, said_any, when
+from agents.providers.offline.core import (
+    Reply,
+    Rule,
+    Turn,
+    day_written,
+    days_written,
+    read_failed,
+    said_any,
+    when,
+)
 
 PERSON = r"persona|humano|alguien del equipo|recepcion|person|human|someone|staff"
 REQUESTS = r"solicitud\w*|peticion\w*|requests?|aprobad\w*|approved"
@@ -59,7 +68,9 @@ def _about(request: dict[str, Any]) -> str:
     session = facts.get("session") or (facts.get("booking") or {})
     try:
         if tool == "freeze_membership":
-            return _("Freeze from %(start)s to %(end)s") % facts
+            return _("Freeze %(dates)s") % {
+                "dates": days_written(facts.get("start"), facts.get("end"))
+            }
         if tool in {"book_class", "cancel_booking"} and session:
             text = (
                 _("Booking of %(class)s on %(when)s")
@@ -115,16 +126,16 @@ def membership(turn: Turn) -> Reply | None:
     }.get(held["status"], _("Your membership «%(plan)s» ends on %(ends)s."))
     text = said % {
         "plan": held["plan"],
-        "ends": held["ends_on"],
+        "ends": day_written(held["ends_on"]),
     }
     for freeze in held.get("freezes") or []:
-        text += " " + _("Frozen from %(start)s to %(end)s.") % freeze
+        text += " " + _("Frozen %(dates)s.") % {
+            "dates": days_written(freeze["start"], freeze["end"])
+        }
     for freeze in held.get("freezes_waiting_for_approval") or []:
-        text += (
-            " "
-            + _("A freeze from %(start)s to %(end)s waits for the staff's approval.")
-            % freeze
-        )
+        text += " " + _("A freeze %(dates)s waits for the staff's approval.") % {
+            "dates": days_written(freeze["start"], freeze["end"])
+        }
     return Reply(text)
 
 

@@ -15,6 +15,7 @@ from agents.providers.offline.core import (
     Rule,
     Turn,
     by_place,
+    day_written,
     fold,
     outcome,
     read_failed,
@@ -71,7 +72,8 @@ def classes(turn: Turn) -> Reply | None:
     if result.get("status") == "no_results":
         args = turn.done[-1][1]
         return Reply(
-            _("There are no classes on %(date)s.") % {"date": args["date_from"]}
+            _("There are no classes on %(date)s.")
+            % {"date": day_written(args["date_from"])}
         )
     if result.get("status") != "ok":
         return Reply(read_failed(result))

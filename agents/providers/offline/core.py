@@ -24,6 +24,7 @@ from django.utils.translation import gettext as _
 
 from agents.providers.base import AssistantStep, HistoryItem, ToolResults, UserText
 from gymnasia.refusals import refusals_said
+from gymnasia.when import when_written
 from tools.types import ToolCall, ToolSpec
 
 #: The key of the demo model's own state in a step's ``provider_state``.
@@ -230,8 +231,33 @@ def figure(value: Any) -> str:
 
 
 def when(starts_at: Any) -> str:
-    """A class's start as the member reads it: "2026-12-01 07:30"."""
-    return str(starts_at)[:16].replace("T", " ")
+    """A class's start as the member reads it, at the clock the tool gave it:
+    «martes 1 de diciembre, 07:30» (the tool's ISO moment is the model's data)."""
+    try:
+        moment = datetime.datetime.fromisoformat(str(starts_at))
+    except ValueError:
+        return str(starts_at)[:16].replace("T", " ")
+    if moment.tzinfo is None:
+        return when_written(moment.date(), weekday=True) + f", {moment:%H:%M}"
+    return when_written(moment, zone=moment.tzinfo)
+
+
+def day_written(day: Any) -> str:
+    """A day a tool gave (ISO) as the member reads it: «7 de diciembre»."""
+    try:
+        return when_written(datetime.date.fromisoformat(str(day)[:10]))
+    except ValueError:
+        return str(day)
+
+
+def days_written(start: Any, end: Any) -> str:
+    """Days a tool gave (ISO), both included, with their preposition: «del 1 al
+    10 de agosto», "from 1 to 10 August"."""
+    try:
+        first, last = (datetime.date.fromisoformat(str(d)[:10]) for d in (start, end))
+    except ValueError:
+        return _("from %(first)s to %(last)s") % {"first": start, "last": end}
+    return when_written(first, last)
 
 
 def outcome(

@@ -10,7 +10,14 @@ from typing import Any
 
 from django.utils.translation import gettext as _
 
-from agents.providers.offline.core import Reply, Rule, Turn, outcome, said_any
+from agents.providers.offline.core import (
+    Reply,
+    Rule,
+    Turn,
+    days_written,
+    outcome,
+    said_any,
+)
 from agents.providers.offline.dates import (
     NoSuchDate,
     day_named,
@@ -62,9 +69,9 @@ def freeze(turn: Turn) -> Reply | None:
     start, end = (day.isoformat() for day in days[:2])
     if days[2]:
         # Days the model worked out from a length: said back before asking staff.
-        text = _("Shall I ask to freeze your membership from %(start)s to %(end)s?")
+        text = _("Shall I ask to freeze your membership %(dates)s?")
         return Reply(
-            text % {"start": start, "end": end},
+            text % {"dates": days_written(start, end)},
             state={"asked": "confirm", "start": start, "end": end, "days": length},
         )
     return turn.call("freeze", "freeze_membership", {"start": start, "end": end})
@@ -100,14 +107,14 @@ def frozen(result: dict[str, Any], args: dict[str, Any]) -> str:
 
     def done(got: Any) -> str:
         made = got["freeze"]
-        return _("Membership frozen from %(start)s to %(end)s.") % made
+        return _("Membership frozen %(dates)s.") % {
+            "dates": days_written(made["start"], made["end"])
+        }
 
-    waits = _(
-        "The freeze from %(start)s to %(end)s is waiting for the staff's approval."
-    )
-    return outcome(
-        result, done, waits % {"start": args.get("start"), "end": args.get("end")}
-    )
+    waits = _("The freeze %(dates)s is waiting for the staff's approval.") % {
+        "dates": days_written(args.get("start"), args.get("end"))
+    }
+    return outcome(result, done, waits)
 
 
 RULES = (

@@ -15,6 +15,7 @@ from agents.providers.offline.core import (
     Rule,
     Turn,
     by_place,
+    day_written,
     figure,
     fold,
     outcome,
@@ -198,7 +199,7 @@ def logged(result: dict[str, Any]) -> str:
             "grams": figure(entry["grams"]),
             "food": entry["food"],
             "meal": meal_said(entry["meal"]),
-            "date": entry["date"],
+            "date": day_written(entry["date"]),
         }
 
     return outcome(result, done, _("It is waiting for the staff's approval."))
@@ -236,7 +237,7 @@ def diary(turn: Turn) -> Reply | None:
             return Reply(_("You have nothing logged in your diary today."))
         return Reply(
             _("You have nothing logged in your diary on %(date)s.")
-            % {"date": result.get("date")}
+            % {"date": day_written(result.get("date"))}
         )
     if result.get("status") != "ok":
         return Reply(read_failed(result))
@@ -250,7 +251,7 @@ def diary(turn: Turn) -> Reply | None:
         }
         for e in result["entries"]
     ]
-    head = _("Your diary of %(date)s:") % {"date": result["date"]}
+    head = _("Your diary of %(date)s:") % {"date": day_written(result["date"])}
     total = _("Total: %(kcal)s kcal.") % {"kcal": figure(result["totals"]["kcal"])}
     return Reply("\n".join([head, *lines, total]))
 
