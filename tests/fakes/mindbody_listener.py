@@ -7,9 +7,7 @@ Only the standard library is used so the fake adds no dependency to the suite.
 
 from __future__ import annotations
 
-import errno
 import json
-import threading
 import time
 from http.server import ThreadingHTTPServer
 from typing import Any
@@ -17,8 +15,6 @@ from urllib.parse import parse_qsl, urlsplit
 
 from tests.fakes.mindbody_wire import Query, Request, Response
 from tests.fakes.stripe_listener import (
-    _BIND_ATTEMPTS,
-    _BIND_RETRY_SECONDS,
     _HOST,
     LoopbackListener,
     _Handler,
@@ -38,33 +34,7 @@ class MindbodyListener(LoopbackListener):
         """The API base to configure, as Mindbody's own: ``.../public/v6``."""
         return f"http://{_HOST}:{self.port}{API_PREFIX}"
 
-    def _open_server(self, port: int) -> None:
-        """As :meth:`LoopbackListener._open_server`, with Mindbody's handler."""
-        last_error: OSError | None = None
-        for attempt in range(_BIND_ATTEMPTS):
-            try:
-                server = _MindbodyServer((_HOST, port), self)
-                break
-            except OSError as exc:
-                if exc.errno not in (errno.EADDRINUSE, errno.EACCES) or port == 0:
-                    raise
-                last_error = exc
-                if attempt + 1 < _BIND_ATTEMPTS:
-                    time.sleep(_BIND_RETRY_SECONDS)
-        else:
-            assert last_error is not None
-            raise last_error
-        self._server = server
-        self._port = server.server_address[1]
-        thread = threading.Thread(
-            target=server.serve_forever,
-            kwargs={"poll_interval": 0.05},
-            name=f"fake-mindbody-{self._port}",
-            daemon=True,
-        )
-        self._serve_thread = thread
-        thread.start()
-        self._listening.set()
+    thread_name = "fake-mindbody"
 
 
 class _MindbodyServer(_Server):
@@ -156,3 +126,6 @@ class _MindbodyHandler(_Handler):
             self.wfile.flush()
         except (BrokenPipeError, ConnectionResetError, TimeoutError):
             self.close_connection = True
+
+
+MindbodyListener.server_class = _MindbodyServer

@@ -44,6 +44,11 @@ class LoopbackListener(abc.ABC):
     talking to the old socket and never notice :meth:`refuse_for`.
     """
 
+    #: The server class each listener serves with (its handler); and its
+    #: threads' name.
+    server_class: type[_Server]
+    thread_name = "fake-stripe"
+
     def __init__(self) -> None:
         # Listener lifecycle, guarded by its own lock.
         self._life_lock = threading.RLock()
@@ -171,7 +176,7 @@ class LoopbackListener(abc.ABC):
         last_error: OSError | None = None
         for attempt in range(_BIND_ATTEMPTS):
             try:
-                server = _Server((_HOST, port), self)
+                server = self.server_class((_HOST, port), self)
                 break
             except OSError as exc:
                 if exc.errno not in (errno.EADDRINUSE, errno.EACCES) or port == 0:
@@ -187,7 +192,7 @@ class LoopbackListener(abc.ABC):
         thread = threading.Thread(
             target=server.serve_forever,
             kwargs={"poll_interval": 0.05},
-            name=f"fake-stripe-{self._port}",
+            name=f"{self.thread_name}-{self._port}",
             daemon=True,
         )
         self._serve_thread = thread
@@ -364,3 +369,6 @@ class _Handler(BaseHTTPRequestHandler):
             self.wfile.flush()
         except (BrokenPipeError, ConnectionResetError, TimeoutError):
             self.close_connection = True
+
+
+LoopbackListener.server_class = _Server

@@ -9,10 +9,8 @@ Only the standard library is used.
 from __future__ import annotations
 
 import abc
-import errno
 import json
 import socket
-import threading
 import time
 from dataclasses import dataclass, field
 from http.server import ThreadingHTTPServer
@@ -20,9 +18,6 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from tests.fakes.stripe_listener import (
-    _BIND_ATTEMPTS,
-    _BIND_RETRY_SECONDS,
-    _HOST,
     _REDACTED,
     LoopbackListener,
     _Handler,
@@ -100,33 +95,7 @@ class GraphListener(LoopbackListener):
     def _handle(self, request: _StripeRequest) -> _StripeResponse:  # pragma: no cover
         raise NotImplementedError
 
-    def _open_server(self, port: int) -> None:
-        """As the Stripe listener's, with this fake's server and handler."""
-        last_error: OSError | None = None
-        for attempt in range(_BIND_ATTEMPTS):
-            try:
-                server = _GraphServer((_HOST, port), self)
-                break
-            except OSError as exc:
-                if exc.errno not in (errno.EADDRINUSE, errno.EACCES) or port == 0:
-                    raise
-                last_error = exc
-                if attempt + 1 < _BIND_ATTEMPTS:
-                    time.sleep(_BIND_RETRY_SECONDS)
-        else:
-            assert last_error is not None
-            raise last_error
-        self._server = server
-        self._port = server.server_address[1]
-        thread = threading.Thread(
-            target=server.serve_forever,
-            kwargs={"poll_interval": 0.05},
-            name=f"fake-graph-{self._port}",
-            daemon=True,
-        )
-        self._serve_thread = thread
-        thread.start()
-        self._listening.set()
+    thread_name = "fake-graph"
 
 
 class _GraphServer(_Server):
@@ -195,3 +164,6 @@ class _GraphHandler(_Handler):
             self.wfile.flush()
         except (BrokenPipeError, ConnectionResetError, TimeoutError):
             self.close_connection = True
+
+
+GraphListener.server_class = _GraphServer
