@@ -12,6 +12,7 @@ from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from gymnasia.gyms.models import Business, Language, Member
+from gymnasia.when import when_written
 from tools.crypto import decrypt
 
 
@@ -209,7 +210,7 @@ class Conversation(models.Model):
 
     def __str__(self) -> str:
         who = str(self.member) if self.member_id else gettext("anonymous visitor")
-        return f"{who} · {timezone.localtime(self.created_at):%Y-%m-%d %H:%M}"
+        return f"{who} · {when_written(self.created_at)}"
 
 
 class Message(models.Model):

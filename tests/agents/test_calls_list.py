@@ -48,7 +48,8 @@ def test_a_calls_conversation_is_named_by_its_member_and_start(owner):
         rf'<a href="/admin/agents/conversation/{key}/change/">([^<]+)</a>', page
     )
     assert named and all(
-        re.fullmatch(r"Lucía Romero · \d{4}-\d{2}-\d{2} \d{2}:\d{2}", n) for n in named
+        re.fullmatch(r"Lucía Romero · \w+ \d+ de \w+( de \d{4})?, \d{2}:\d{2}", n)
+        for n in named
     ), named
     assert f">{key}<" not in page
     assert ">Socio<" not in page  # the member is named in the conversation
