@@ -26,6 +26,7 @@ from gymnasia.gyms.admin import (
     SameBusinessForm,
 )
 from gymnasia.gyms.models import Member
+from gymnasia.when import when_written
 from tools.crypto import encrypt, masked
 from tools.integrations.sources import BUILT_IN, MINDBODY
 from tools.models import AgentToolSetting
@@ -334,7 +335,7 @@ class AgentAdmin(BudgetShown, BusinessScopedAdmin):
 class ConversationAdmin(ReadOnlyScopedAdmin):
     """A conversation as a timeline; under each tool call, its verification log."""
 
-    list_display = ["created_at", "agent", "channel", "member", "language"]
+    list_display = ["started", "agent", "channel", "member", "language"]
     list_filter = ["agent", "channel", "language"]
     #: The Panel's links to a day's conversations with members' turns or model
     #: steps (``approvals.panel.page``); Django lists each conversation once.
@@ -350,9 +351,14 @@ class ConversationAdmin(ReadOnlyScopedAdmin):
     list_select_related = ["agent", "member"]
     search_fields = ["member__name", "member__external_id"]
     date_hierarchy = "created_at"
-    fields = ("agent", "channel", "wa_id", "member", "language", "created_at")
+    fields = ("agent", "channel", "wa_id", "member", "language", "started")
     readonly_fields = fields
     change_form_template = "admin/agents/conversation/change_form.html"
+
+    @admin.display(description=_("started"), ordering="created_at")
+    def started(self, obj: Conversation) -> str:
+        """When it began, as people write it at the active clock."""
+        return when_written(obj.created_at, year=True)
 
     class Media:
         css = {"all": ("agents/timeline.css",)}

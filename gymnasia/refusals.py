@@ -11,6 +11,7 @@ rather than the system's English.
 
 from __future__ import annotations
 
+import datetime
 import re
 from collections.abc import Mapping
 from decimal import Decimal
@@ -18,6 +19,8 @@ from typing import Any
 
 from django.utils.formats import number_format
 from django.utils.translation import gettext, gettext_noop
+
+from gymnasia.when import when_written
 
 #: Each code's sentence; ``%(what)s`` is the field's name for a member.
 SENTENCES: dict[str, str] = {
@@ -116,6 +119,7 @@ FIELD_WORDS: dict[str, str] = {
 SOME_DETAIL = gettext_noop("a detail")
 #: A figure written as text.
 NUMBER = re.compile(r"-?\d+(\.\d+)?")
+ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 #: The unit a field's figures are said in.
 UNITS = {"grams": "g"}
 
@@ -154,8 +158,10 @@ def refusals_said(refusals: Any) -> str:
 
 
 def _said(value: Any, field: str, unit: str | None) -> str:
-    """A parameter as a member reads it: figures with her decimal mark, a list
-    of choices in her words."""
+    """A parameter as a member reads it: figures with her decimal mark, a day
+    as people write it, a list of choices in her words."""
+    if isinstance(value, str) and ISO_DATE.fullmatch(value):
+        return when_written(datetime.date.fromisoformat(value), year=True)
     if isinstance(value, str) and NUMBER.fullmatch(value):
         value = Decimal(value)  # an amount kept exact as text ("12.50")
     if isinstance(value, bool):

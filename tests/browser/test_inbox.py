@@ -35,10 +35,18 @@ def post_json(url: str, body: dict, token: str | None = None) -> dict:
         return json.loads(response.read())
 
 
-def signed_in(browser, base: str, lines: dict, who: str, path: str, width: int = 1280):
+def signed_in(
+    browser,
+    base: str,
+    lines: dict,
+    who: str,
+    path: str,
+    width: int = 1280,
+    locale: str = "es-ES",
+):
     """A new page at ``path``, signed in as the demo's ``who`` (owner, staff)."""
     username, password = lines[who].split(" ")
-    page = browser.new_page(locale="es-ES", viewport={"width": width, "height": 800})
+    page = browser.new_page(locale=locale, viewport={"width": width, "height": 800})
     page.goto(f"{base}/admin/login/?next={path}")
     page.fill("#id_username", username)
     page.fill("#id_password", password)

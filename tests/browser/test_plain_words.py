@@ -77,3 +77,32 @@ def test_the_inbox_and_the_admin_read_in_words(app, browser, width):
     assert (
         "Congelar la cuota" in found["call"] and "Congelar la cuota" in found["inbox"]
     )
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_an_english_reader_sees_the_conversation_as_what_happened(app, browser, width):
+    """The conversation's verification log read in English, on a desktop and a
+    phone: the member's request one line in words, with no arguments' JSON, no
+    id, no empty heading and no status code."""
+    from playwright.sync_api import expect
+
+    base, lines, _ = app
+    ask_for_a_freeze(
+        base, lines, "socio-1003", "Please freeze my membership from 1 to 10 July"
+    )
+    page = signed_in(
+        browser, base, lines, "owner", "/admin/agents/conversation/", width, "en-US"
+    )
+    page.locator("#result_list tbody a").first.click()
+    expect(page.locator(".timeline-message").first).to_be_visible()
+    page.screenshot(
+        path=str(ARTIFACTS / f"words-conversation-en-{width}.png"), full_page=True
+    )
+    timeline = page.locator("fieldset.timeline").inner_text()
+
+    assert "Freeze the membership from 1 to 10 July" in timeline, timeline
+    assert not re.search(r"[{}]", timeline), timeline
+    assert not re.search(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-", timeline), timeline
+    assert "Tool results" not in timeline
+    assert status_codes_in(page.evaluate("() => document.body.innerText"), "en") == []
+    page.close()

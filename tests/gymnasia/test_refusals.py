@@ -49,8 +49,9 @@ def said(language: str, code: str, field: str | None = None, **params) -> str:
         ),
         (
             ("freeze_overlaps", None, {"start": "2027-08-01", "end": "2027-08-10"}),
-            "Se solapa con tu congelación del 2027-08-01 al 2027-08-10.",
-            "It overlaps your freeze from 2027-08-01 to 2027-08-10.",
+            "Se solapa con tu congelación del 1 de agosto de 2027 al 10 de agosto "
+            "de 2027.",
+            "It overlaps your freeze from 1 August 2027 to 10 August 2027.",
         ),
         (
             ("class_full", None, {}),
