@@ -72,7 +72,8 @@ def test_a_gated_booking_reads_its_class_and_time_in_the_inbox(
     reply = post_json(url, {"text": "Reserva la primera"}, started["token"])
     told = reply["messages"][-1]["text"]
     named = re.search(
-        r"La reserva de (.+) el \d{4}-\d{2}-\d{2} (\d{2}:\d{2}) queda pendiente "
+        r"La reserva de (.+) el \w+ \d+ de \w+(?: de \d{4})?, (\d{2}:\d{2}) queda "
+        "pendiente "
         "de que el equipo la apruebe",
         told,
     )
