@@ -354,10 +354,12 @@ def test_widget_shows_an_outcome_that_arrives_just_before_the_member_writes(
     member.goto(site(base, "?member=socio-1002"))
     frame = open_widget(member)
     member.clock.pause_at(time.time() * 1000 + 1000)  # the widget polls no more
-    waiting = ask(frame, "Congela mi cuota en junio")
+    waiting = ask(frame, "Congela mi cuota en octubre")
     assert waiting.get_attribute("data-state") == "waits"
     staff = staff_inbox(browser, base, lines)
-    row = staff.locator("tr[data-status=pending]", has_text="Congela mi cuota en junio")
+    row = staff.locator(
+        "tr[data-status=pending]", has_text="Congela mi cuota en octubre"
+    )
     row.locator("form[action$='/approve'] button").click()
     session = kept_session(member, lines["agent"])
     deadline = time.monotonic() + 60
@@ -374,7 +376,7 @@ def test_widget_shows_an_outcome_that_arrives_just_before_the_member_writes(
 
     outcome = frame.locator("#log li[data-role=assistant]", has_text="congelada")
     expect(outcome).to_have_count(1, timeout=10_000)
-    assert "Cuota congelada del " in outcome.inner_text()
+    assert "Cuota congelada del 1 al 31 de octubre" in outcome.inner_text()
     member.screenshot(path=str(ARTIFACTS / "widget-outcome-during-turn.png"))
     context.close()
     staff.close()
