@@ -110,6 +110,19 @@ class IntegrationForm(SameBusinessForm):
             "Off: a member is matched to the one Mindbody client with her e-mail."
         ),
     )
+    mobile_country_code = forms.RegexField(
+        label=_("Country code of mobiles written without one"),
+        regex=r"^\+?[1-9][0-9]{0,2}$",
+        required=False,
+        max_length=4,
+        error_messages={"invalid": _("Write a country code such as 34 or +34.")},
+        help_text=_(
+            "Mindbody clients' mobiles are copied to their members' records, so "
+            "that a member writing on WhatsApp from hers is recognised. A mobile "
+            "written without a country code (600 123 456) is read with this one "
+            "(34 for Spain); left empty, such a mobile is not used."
+        ),
+    )
 
     class Meta:
         model = Integration
@@ -130,6 +143,9 @@ class IntegrationForm(SameBusinessForm):
         self.fields["mindbody_serves"].initial = config.get("serves", [])
         self.fields["member_id_is_client_id"].initial = config.get(
             "member_id_is_client_id", False
+        )
+        self.fields["mobile_country_code"].initial = config.get(
+            "mobile_country_code", ""
         )
 
     def clean(self) -> dict[str, Any]:
@@ -221,7 +237,16 @@ class IntegrationAdmin(BusinessScopedAdmin):
             _("Stripe"),
             {"fields": ["secret_key", "credentials_hint", *STRIPE_FIELDS[1:]]},
         ),
-        (_("Mindbody"), {"fields": [*MINDBODY_FIELDS, "member_id_is_client_id"]}),
+        (
+            _("Mindbody"),
+            {
+                "fields": [
+                    *MINDBODY_FIELDS,
+                    "member_id_is_client_id",
+                    "mobile_country_code",
+                ]
+            },
+        ),
         (_("Health"), {"fields": ["last_checked_at", "last_error_in_words"]}),
     ]
     actions = ["test_connection"]
@@ -299,4 +324,7 @@ def _config(kind: str, data: dict[str, Any]) -> dict[str, Any]:
             config["base_url"] = data["mindbody_base_url"]
         config["serves"] = sorted(data.get("mindbody_serves") or [])
         config["member_id_is_client_id"] = bool(data.get("member_id_is_client_id"))
+        code = (data.get("mobile_country_code") or "").lstrip("+")
+        if code:
+            config["mobile_country_code"] = code
     return config

@@ -31,6 +31,7 @@ from agents.whatsapp.sending import whatsapp_deliver
 from gymnasia.gyms.models import Member
 from gymnasia.gyms.phones import phone_e164
 from gymnasia.text import storable_text
+from tools.integrations.mindbody.members import members_phones_read
 from tools.models import Handoff
 from tools.services import handoff_create
 
@@ -44,11 +45,12 @@ def whatsapp_sender(*, business_id: int, wa_id: str) -> tuple[Member | None, boo
     than one has it (then none: a number two members share proves neither).
 
     The number is the member's ``phone`` (in E.164). A gym whose members live
-    in its own software fills it from there: the Mindbody integration writes a
-    client's mobile into the member's ``phone`` when it syncs the client."""
+    in Mindbody has its clients' mobiles read into it first (the clients changed
+    since the last read, at most once a minute: ``members_phones_read``)."""
     phone = phone_e164(wa_id)
     if not phone:
         return None, False
+    members_phones_read(business_id)
     found = list(Member.objects.filter(business_id=business_id, phone=phone)[:2])
     if len(found) == 1:
         return found[0], False

@@ -59,6 +59,7 @@ class ClientEndpoints:
             raise invalid("At most 20 client IDs can be requested at once.")
         unique_ids = set(int_list(request.query, "request.uniqueIds"))
         text = (single(request.query, "request.searchText") or "").casefold()
+        since = datetime_param(request.query, "request.lastModifiedDate", self.zone)
         chosen = page(request.query)
         with self._lock:
             found = [
@@ -67,6 +68,7 @@ class ClientEndpoints:
                 if (not ids or client.id in ids)
                 and (not unique_ids or client.unique_id in unique_ids)
                 and (not text or text in _searchable(client))
+                and (since is None or client.last_modified >= since)
             ]
             items, pagination = chosen.cut(found)
             wire = self._wire()

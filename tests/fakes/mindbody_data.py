@@ -38,6 +38,11 @@ class Client:
     mobile_phone: str | None
     created: datetime
     active: bool = True
+    modified: datetime | None = None
+
+    @property
+    def last_modified(self) -> datetime:
+        return self.modified or self.created
 
 
 @dataclass
@@ -154,7 +159,7 @@ def client_json(client: Client, wire: Wire) -> dict[str, Any]:
         "IsProspect": False,
         "IsCompany": False,
         "CreationDate": wire.dt(client.created),
-        "LastModifiedDateTime": wire.dt(client.created),
+        "LastModifiedDateTime": wire.dt(client.last_modified),
         "Country": None,
         "State": None,
         "City": None,

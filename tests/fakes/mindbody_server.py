@@ -47,6 +47,8 @@ What the document does not say, and what the fake chose:
 * The class list filters ``request.startDateTime``/``request.endDateTime`` by
   the class's site-local date only, as the document notes; both default to
   today.
+* The client list filters ``request.lastModifiedDate``: the clients modified
+  on or after it (created, or changed with ``client_mobile_changed``).
 * Cancelling: ``LateCancel`` true keeps the visit, ``LateCancelled`` true (still
   in the class's and the client's visits, out of ``roster``); false removes it
   and gives the session back to the pricing option.
@@ -75,6 +77,7 @@ Interface (stable; additions only)::
     fake.clients, fake.classes, fake.visits, fake.contracts   # the state
     fake.add_client(client_id="100015", first_name=..., last_name=...,
                     email=None, mobile_phone=None, can_pay=True) -> str
+    fake.client_mobile_changed(client_id, mobile_phone)   # modified now
     fake.add_class(class_id=None, name="Spinning", start=<aware>, end=None,
                    capacity=10, booked_by=(), staff_name="Alex Trainer",
                    description_id=None, waitlist_size=0) -> int

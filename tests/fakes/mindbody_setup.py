@@ -85,6 +85,13 @@ class SiteSetup:
                 )
         return client_id
 
+    def client_mobile_changed(self, client_id: str, mobile_phone: str | None) -> None:
+        """The client's mobile as staff change it at the desk (now modified)."""
+        with self._lock:
+            client = self.clients[client_id]
+            client.mobile_phone = mobile_phone
+            client.modified = datetime.now(UTC)
+
     def add_class(
         self,
         *,

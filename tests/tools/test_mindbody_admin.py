@@ -286,3 +286,25 @@ def test_a_change_of_nothing_the_connection_relies_on_is_not_tried(
     assert mindbody_settings.requests == []
     connected.refresh_from_db()
     assert connected.config["member_id_is_client_id"] is False
+
+
+def test_the_country_code_of_national_mobiles_is_kept_and_a_bad_one_refused(
+    owner, mindbody_settings, connected, row_counts
+):
+    before = row_counts()
+    stored = dict(connected.config, clients_read_at="2026-12-01T09:00:00+00:00")
+    Integration.objects.filter(pk=connected.pk).update(config=stored)
+
+    page = change(owner, connected, mobile_country_code="España").content.decode()
+
+    assert "Write a country code such as 34 or +34." in page
+    assert row_counts() == before
+    connected.refresh_from_db()
+    assert connected.config == stored
+
+    change(owner, connected, mobile_country_code="+34")
+    connected.refresh_from_db()
+    assert connected.config["mobile_country_code"] == "34"
+    # Saved settings: the clients' mobiles are read again from the beginning.
+    assert "clients_read_at" not in connected.config
+    assert mindbody_settings.requests == []  # nothing the connection relies on

@@ -278,12 +278,17 @@ class MindbodyClient:
         raise CredentialsRefused(reason)
 
     def pages(
-        self, path: str, key: str, params: dict[str, Any]
+        self,
+        path: str,
+        key: str,
+        params: dict[str, Any],
+        *,
+        max_pages: int = MAX_PAGES,
     ) -> Iterator[dict[str, Any]]:
         """The items of a paged read, page after page (``Limit``/``Offset``, as
-        ``PaginationResponse`` counts them), at most ``MAX_PAGES`` pages."""
+        ``PaginationResponse`` counts them), at most ``max_pages`` pages."""
         offset = 0
-        for _page in range(MAX_PAGES):
+        for _page in range(max_pages):
             found = self.send(
                 "GET",
                 path,
