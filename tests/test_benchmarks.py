@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.own_redis import OwnRedis
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -164,3 +166,33 @@ def test_mindbody_calls_benchmark_meets_its_targets():
     assert calls["book_class, verified"][0] <= 3
     assert calls["book_class whose answer was lost, read back and verified"][0] <= 3
     assert sum(tokens for _made, tokens in calls.values()) == 1
+
+
+@pytest.mark.postgres
+def test_whatsapp_burst_benchmark_runs_and_every_number_gets_one_reply():
+    """Two small rounds (at a rate, then all at once) against uvicorn, a worker
+    and the fakes; the benchmark itself fails when a number got no reply or
+    two."""
+    server = os.environ["DATABASE_URL"].rsplit("/", 1)[0]
+    database = f"{server}/gymnasia_bench_whatsapp_check"
+    redis = OwnRedis()
+    redis.start()
+    try:
+        output = _bench(
+            "bench_whatsapp_burst.py",
+            *("--database", database, "--redis", redis.url),
+            *("--messages", "10", "--threads", "4", "--rates", "80,0"),
+            env={"BENCH_PROVIDER_DELAY": "0.1"},
+        )
+    finally:
+        redis.stop()
+
+    rounds = re.findall(
+        r"^postgresql: 10 WhatsApp messages arriving (80 a second|all at the same "
+        r"instant), model 0\.1 s each: acknowledged median [\d.]+ ms, p95 [\d.]+ ms, "
+        r"largest [\d.]+ ms \(the last in [\d.]+ s\); every reply sent [\d.]+ s "
+        r"after the first post; numbers without exactly one reply: 0$",
+        output,
+        flags=re.MULTILINE,
+    )
+    assert rounds == ["80 a second", "all at the same instant"], output

@@ -7,12 +7,15 @@ agent is on the OpenAI adapter, pointed at a fake Responses API on loopback that
 waits one second before each answer (``tests/bench/load.py``), and its WhatsApp
 channel at the fake Graph API (``tests/fakes/whatsapp_graph.py``) in this
 process. Two hundred members' numbers each post one signed message to the
-webhook at the same moment; the benchmark prints the median, p95 and largest
-time to the webhook's 200, then the time until every reply was taken by the
-Graph API, and checks that each number got exactly one.
+webhook, in rounds: at 80 a second (the most a number carries by default,
+Meta's throughput: inbound and outbound messages together), at 1,000 a second
+(the most any number carries) and all at the same instant (more than Meta
+delivers to one number). Each round prints the median, p95 and largest time
+from a post being due to the webhook's 200, then the time until every reply was
+taken by the Graph API, and checks that each number got exactly one.
 
 Run: ``.venv/bin/python tests/bench/bench_whatsapp_burst.py [--database URL]
-[--redis URL] [--messages 200] [--threads 50]``.
+[--redis URL] [--messages 200] [--threads 50] [--senders N] [--rates 80,1000,0]``.
 """
 
 from __future__ import annotations
@@ -36,9 +39,8 @@ from tests.bench.machine import speed_line  # noqa: E402
 PROVIDER_DELAY = os.environ.get("BENCH_PROVIDER_DELAY", "1.0")
 
 
-async def _post(port: int, path: str, body: bytes, headers: dict[str, str]) -> float:
-    """One ``POST`` on a new connection; seconds until its status line came."""
-    started = time.perf_counter()
+async def _post(port: int, path: str, body: bytes, headers: dict[str, str]) -> None:
+    """One ``POST`` on a new connection, until its status line came."""
     reader, writer = await asyncio.open_connection("127.0.0.1", port)
     try:
         lines = [
@@ -53,24 +55,31 @@ async def _post(port: int, path: str, body: bytes, headers: dict[str, str]) -> f
         ]
         writer.write(("\r\n".join(lines) + "\r\n\r\n").encode() + body)
         status = await reader.readline()
-        took = time.perf_counter() - started
         assert status.split()[1] == b"200", status
-        return took
     finally:
         writer.close()
 
 
 async def _burst(
-    port: int, path: str, deliveries: list, senders: int = 0
+    port: int, path: str, deliveries: list, senders: int = 0, rate: float = 0
 ) -> list[float]:
-    """Post every delivery, at most ``senders`` at a time (0: all at once)."""
+    """Post every delivery, at most ``senders`` at a time (0: no limit), the
+    ``n``-th starting ``n / rate`` seconds after the first (0: all at once).
+    Each time runs from the moment its post was due, so a post kept waiting by
+    the limit or a late event loop counts its wait."""
     gate = asyncio.Semaphore(senders or len(deliveries))
+    begun = time.perf_counter()
 
-    async def one(body: bytes, headers: dict[str, str]) -> float:
+    async def one(n: int, body: bytes, headers: dict[str, str]) -> float:
+        due = begun + (n / rate if rate else 0)
+        await asyncio.sleep(max(0.0, due - time.perf_counter()))
         async with gate:
-            return await _post(port, path, body, headers)
+            await _post(port, path, body, headers)
+        return time.perf_counter() - due
 
-    return list(await asyncio.gather(*(one(b, h) for b, h in deliveries)))
+    return list(
+        await asyncio.gather(*(one(n, b, h) for n, (b, h) in enumerate(deliveries)))
+    )
 
 
 def _setup(fake, database_url: str, redis_url: str) -> tuple[str, dict[str, str]]:
@@ -126,7 +135,12 @@ def _started(command: list[str], env: dict[str, str], log: Path) -> subprocess.P
 
 
 def run(
-    database_url: str, redis_url: str, messages: int, threads: int, senders: int
+    database_url: str,
+    redis_url: str,
+    messages: int,
+    threads: int,
+    senders: int,
+    rates: list[float],
 ) -> None:
     from tests.fakes.whatsapp_graph import GraphFake
 
@@ -160,34 +174,45 @@ def run(
     try:
         _wait_until_up(provider_port, "the slow provider")
         _wait_until_up(web_port, "uvicorn")
-        numbers = [f"3460{n:07d}" for n in range(messages + 5)]
-        warm = [fake.inbound_text(n, "hola") for n in numbers[messages:]]
-        asyncio.run(_burst(web_port, path, warm))
-        _wait_for_replies(fake, numbers[messages:], 60)
-        deliveries = [fake.inbound_text(n, "hola") for n in numbers[:messages]]
-        started = time.perf_counter()
-        acks = asyncio.run(_burst(web_port, path, deliveries, senders))
-        acked = time.perf_counter() - started
-        _wait_for_replies(fake, numbers[:messages], 300)
-        replied = time.perf_counter() - started
-        time.sleep(2)  # a reply sent twice would show now
-        twice = [n for n in numbers[:messages] if len(fake.texts_to(n)) != 1]
+        warm = [f"3469{n:07d}" for n in range(5)]
+        asyncio.run(
+            _burst(web_port, path, [fake.inbound_text(n, "hola") for n in warm])
+        )
+        _wait_for_replies(fake, warm, 60)
+        for round_number, rate in enumerate(rates):
+            _round(fake, web_port, path, round_number, messages, senders, rate)
     finally:
         for process in processes:
             process.terminate()
             process.wait(timeout=30)
         fake.close()
+    print(f"({threads} worker threads; logs in {logs})")
+
+
+def _round(
+    fake, port: int, path: str, round_number: int, messages: int, senders: int, rate
+) -> None:
+    """One burst from numbers never seen before, then its replies counted."""
+    numbers = [f"34{60 + round_number}{n:07d}" for n in range(messages)]
+    deliveries = [fake.inbound_text(n, "hola") for n in numbers]
+    started = time.perf_counter()
+    acks = asyncio.run(_burst(port, path, deliveries, senders, rate))
+    acked = time.perf_counter() - started
+    _wait_for_replies(fake, numbers, 300)
+    replied = time.perf_counter() - started
+    time.sleep(2)  # a reply sent twice would show now
+    twice = [n for n in numbers if len(fake.texts_to(n)) != 1]
     ordered = sorted(acks)
+    arriving = f"{rate:g} a second" if rate else "all at the same instant"
+    limit = f", at most {senders} at a time" if senders else ""
     print(
-        f"postgresql: {messages} WhatsApp messages in a burst "
-        f"({senders or messages} at a time), model {PROVIDER_DELAY} s"
-        f" each: acknowledged median {statistics.median(acks) * 1000:.1f} ms, p95 "
+        f"postgresql: {messages} WhatsApp messages arriving {arriving}{limit}, "
+        f"model {PROVIDER_DELAY} s each: acknowledged median "
+        f"{statistics.median(acks) * 1000:.1f} ms, p95 "
         f"{ordered[int(messages * 0.95)] * 1000:.1f} ms, largest "
-        f"{ordered[-1] * 1000:.1f} ms (all in {acked:.2f} s)"
-    )
-    print(
-        f"every reply sent in {replied:.2f} s ({threads} worker threads); numbers "
-        f"without exactly one reply: {len(twice)}"
+        f"{ordered[-1] * 1000:.1f} ms (the last in {acked:.2f} s); every reply "
+        f"sent {replied:.2f} s after the first post; numbers without exactly one "
+        f"reply: {len(twice)}"
     )
     assert not twice, twice
 
@@ -211,7 +236,12 @@ def main() -> None:
     parser.add_argument("--messages", type=int, default=200)
     parser.add_argument("--threads", type=int, default=50)
     parser.add_argument(
-        "--senders", type=int, default=0, help="posts at a time; 0: all at once"
+        "--senders", type=int, default=0, help="posts at a time; 0: no limit"
+    )
+    parser.add_argument(
+        "--rates",
+        default="80,1000,0",
+        help="a round per rate: messages a second; 0: all at the same instant",
     )
     options = parser.parse_args()
     from tests.bench.bench_dispatch import _create_postgres_database
@@ -224,6 +254,7 @@ def main() -> None:
         options.messages,
         options.threads,
         options.senders,
+        [float(rate) for rate in options.rates.split(",")],
     )
 
 
