@@ -17,6 +17,7 @@ from tests.fakes.mindbody_wire import Query, Request, Response
 from tests.fakes.stripe_listener import (
     _HOST,
     LoopbackListener,
+    RecordingListener,
     _Handler,
     _Server,
 )
@@ -24,8 +25,8 @@ from tests.fakes.stripe_listener import (
 API_PREFIX = "/public/v6"
 
 
-class MindbodyListener(LoopbackListener):
-    """:class:`LoopbackListener` serving Mindbody's wire format under
+class MindbodyListener(RecordingListener):
+    """:class:`RecordingListener` serving Mindbody's wire format under
     ``/public/v6``. Subclasses give ``_handle`` a :class:`Request` and return a
     :class:`Response`."""
 
@@ -75,6 +76,7 @@ class _MindbodyHandler(_Handler):
     def _dispatch(self) -> None:
         """Read, record, handle and answer one request."""
         fake = self.server.fake
+        assert isinstance(fake, RecordingListener)
         split = urlsplit(self.path)
         raw = self._read_body()
         body, body_error = _decode_body(raw, self.headers.get("Content-Type", ""))

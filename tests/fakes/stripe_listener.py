@@ -63,14 +63,6 @@ class LoopbackListener(abc.ABC):
         self._reopen_error: OSError | None = None
         self._listening = threading.Event()
 
-    @abc.abstractmethod
-    def _record(self, entry: dict[str, Any]) -> None:
-        """Keep one request as it arrived (the authorization redacted)."""
-
-    @abc.abstractmethod
-    def _handle(self, request: _Request) -> _Response:
-        """The answer to one request."""
-
     def start(self) -> None:
         """Bind 127.0.0.1 on a port the OS picks and serve from a daemon thread."""
         with self._life_lock:
@@ -234,6 +226,19 @@ class LoopbackListener(abc.ABC):
             self._refused_until = None
 
 
+class RecordingListener(LoopbackListener):
+    """A :class:`LoopbackListener` whose requests :class:`_Handler` reads:
+    each recorded with :meth:`_record`, then answered by :meth:`_handle`."""
+
+    @abc.abstractmethod
+    def _record(self, entry: dict[str, Any]) -> None:
+        """Keep one request as it arrived (the authorization redacted)."""
+
+    @abc.abstractmethod
+    def _handle(self, request: _Request) -> _Response:
+        """The answer to one request."""
+
+
 class _Server(ThreadingHTTPServer):
     """The listening socket, with one daemon thread per connection.
 
@@ -297,6 +302,7 @@ class _Handler(BaseHTTPRequestHandler):
     def _dispatch(self) -> None:
         """Read, record, handle and answer one request."""
         fake = self.server.fake
+        assert isinstance(fake, RecordingListener)
         split = urlsplit(self.path)
         query = _parse_params(split.query)
         body = self._read_body()

@@ -23,7 +23,7 @@ from contextlib import contextmanager
 from typing import Any
 from urllib.parse import unquote
 
-from tests.fakes.stripe_listener import LoopbackListener
+from tests.fakes.stripe_listener import RecordingListener
 from tests.fakes.stripe_wire import (
     Params,
     _error,
@@ -47,7 +47,7 @@ _MAX_LIMIT = 100
 _REFUND_REASONS = frozenset({"duplicate", "fraudulent", "requested_by_customer"})
 
 
-class FakeStripe(LoopbackListener):
+class FakeStripe(RecordingListener):
     """An in-memory Stripe account served over HTTP on 127.0.0.1.
 
     Set-up happens through :meth:`add_customer` and :meth:`add_charge`; the app

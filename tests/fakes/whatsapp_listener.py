@@ -24,8 +24,6 @@ from tests.fakes.stripe_listener import (
     _Server,
 )
 from tests.fakes.stripe_wire import Params, _parse_params
-from tests.fakes.stripe_wire import _Request as _StripeRequest
-from tests.fakes.stripe_wire import _Response as _StripeResponse
 from tests.fakes.whatsapp_wire import (
     INVALID_PARAMETER,
     ErrorKind,
@@ -87,13 +85,6 @@ class GraphListener(LoopbackListener):
     @abc.abstractmethod
     def _answer(self, request: GraphRequest) -> GraphResponse:
         """Record and answer one request."""
-
-    # The Stripe listener's own request type is not used by this fake.
-    def _record(self, entry: dict[str, Any]) -> None:  # pragma: no cover
-        raise NotImplementedError
-
-    def _handle(self, request: _StripeRequest) -> _StripeResponse:  # pragma: no cover
-        raise NotImplementedError
 
     thread_name = "fake-graph"
 
