@@ -1,10 +1,12 @@
 """What the tests of approvals share: the small gym of the tools' tests, a staff
-member of it signed in, and approvals kept from the broker."""
+member of it signed in, approvals kept from the broker, and webhook tasks
+recorded instead of sent."""
 
 from __future__ import annotations
 
 import pytest
 
+from approvals.tasks import deliver_webhook
 from tests.factories import StaffRoleFactory
 from tests.tools.conftest import world  # noqa: F401  (the same small gym)
 
@@ -25,3 +27,23 @@ def no_broker(monkeypatch):
         lambda action_id: sent.append(action_id),
     )
     return sent
+
+
+@pytest.fixture
+def sent(monkeypatch) -> list[tuple[str, int | None]]:
+    """The task messages webhooks send, recorded instead of sent: (id, countdown)."""
+    messages: list[tuple[str, int | None]] = []
+    monkeypatch.setattr(
+        deliver_webhook, "delay", lambda pk: messages.append((pk, None))
+    )
+    monkeypatch.setattr(
+        deliver_webhook,
+        "apply_async",
+        lambda args, countdown=None: messages.append((args[0], countdown)),
+    )
+    return messages
+
+
+@pytest.fixture
+def private_allowed(settings):
+    settings.WEBHOOK_ALLOW_PRIVATE = True
