@@ -11,6 +11,7 @@ from django.core.management import call_command
 
 from agents.models import Agent
 from tests.agents.scripted import ScriptedProvider
+from tests.agents.whatsapp_kit import Turns, connect, graph_running
 from tests.fakes.llm_server import FakeLLM, running_fake_llm
 from tests.fakes.mindbody_server import mindbody_fake, mindbody_settings  # noqa: F401
 
@@ -52,3 +53,19 @@ def agent() -> Agent:
     """The demo gym's agent, seeded (a module may dress it its own way)."""
     call_command("seed_demo", stdout=StringIO())
     return Agent.objects.get()
+
+
+#: A fake Graph API the settings allow, for the WhatsApp tests.
+graph = pytest.fixture(graph_running)
+
+
+@pytest.fixture
+def channel(agent, graph):
+    """The demo agent's WhatsApp channel on the fake's number (``whatsapp_kit``)."""
+    return connect(agent, graph)
+
+
+@pytest.fixture
+def turns(monkeypatch, django_capture_on_commit_callbacks):
+    """The WhatsApp turns the webhook enqueues, run when a test says."""
+    return Turns(monkeypatch, django_capture_on_commit_callbacks)

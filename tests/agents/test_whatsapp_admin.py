@@ -15,11 +15,10 @@ from agents.models import WhatsAppChannel
 from agents.whatsapp.graph import Refused
 from agents.whatsapp.services import _problem
 from tests.admin_forms import form_data
-from tests.agents.whatsapp_kit import LUCIA, Turns, connect, graph_running
+from tests.agents.whatsapp_kit import LUCIA, Turns, connect
 from tests.factories import StaffRoleFactory
 
 pytestmark = pytest.mark.django_db
-graph = pytest.fixture(graph_running)
 ADD = "/admin/agents/whatsappchannel/add/"
 
 

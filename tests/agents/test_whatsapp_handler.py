@@ -13,10 +13,9 @@ from django.core.signals import request_started
 from agents.models import WhatsAppInbound
 from agents.whatsapp.services import whatsapp_webhook_path
 from gymnasia.handlers import Handler
-from tests.agents.whatsapp_kit import Turns, connect, graph_running
+from tests.agents.whatsapp_kit import Turns, connect
 
 pytestmark = pytest.mark.django_db(transaction=True)
-graph = pytest.fixture(graph_running)
 
 
 async def _served(path: str, body: bytes, headers: dict[str, str]) -> int:

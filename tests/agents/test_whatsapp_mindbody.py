@@ -13,7 +13,6 @@ from django.core.cache import cache
 from agents.models import Conversation
 from gymnasia.gyms.models import Member
 from tests.agents.scripted import Say
-from tests.agents.whatsapp_kit import Turns, connect, graph_running
 from tests.fakes.mindbody_server import (  # noqa: F401 (fixtures)
     mindbody_fake,
     mindbody_settings,
@@ -23,7 +22,6 @@ from tools.integrations.mindbody.members import mobile_e164
 from tools.models import Integration
 
 pytestmark = pytest.mark.django_db
-graph = pytest.fixture(graph_running)
 
 #: The client's mobile as the front desk typed it in Mindbody, and as WhatsApp
 #: reports the same number.
@@ -36,16 +34,6 @@ def _no_recent_read():
     cache.clear()
     yield
     cache.clear()
-
-
-@pytest.fixture
-def channel(agent, graph):
-    return connect(agent, graph)
-
-
-@pytest.fixture
-def turns(monkeypatch, django_capture_on_commit_callbacks):
-    return Turns(monkeypatch, django_capture_on_commit_callbacks)
 
 
 @pytest.fixture

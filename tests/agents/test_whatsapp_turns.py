@@ -17,21 +17,10 @@ from gymnasia.classes.models import Booking
 from gymnasia.gyms.models import Member
 from tests.agents.offline_kit import at, weekday_ahead
 from tests.agents.scripted import Say
-from tests.agents.whatsapp_kit import LUCIA, STRANGER, Turns, connect, graph_running
+from tests.agents.whatsapp_kit import LUCIA, STRANGER
 from tools.models import Handoff
 
 pytestmark = pytest.mark.django_db
-graph = pytest.fixture(graph_running)
-
-
-@pytest.fixture
-def channel(agent, graph):
-    return connect(agent, graph)
-
-
-@pytest.fixture
-def turns(monkeypatch, django_capture_on_commit_callbacks):
-    return Turns(monkeypatch, django_capture_on_commit_callbacks)
 
 
 def _ask(client, agent, fake, turns, wa_id: str, text: str) -> list[str]:

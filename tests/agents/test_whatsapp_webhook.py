@@ -11,20 +11,9 @@ from agents.models import Conversation, WhatsAppInbound, WhatsAppReply
 from agents.whatsapp import webhook
 from agents.whatsapp.services import whatsapp_webhook_path
 from tests.agents.scripted import Say
-from tests.agents.whatsapp_kit import LUCIA, Turns, connect, graph_running
+from tests.agents.whatsapp_kit import LUCIA
 
 pytestmark = pytest.mark.django_db
-graph = pytest.fixture(graph_running)
-
-
-@pytest.fixture
-def channel(agent, graph):
-    return connect(agent, graph)
-
-
-@pytest.fixture
-def turns(monkeypatch, django_capture_on_commit_callbacks):
-    return Turns(monkeypatch, django_capture_on_commit_callbacks)
 
 
 def _handshake(client, channel, **query):

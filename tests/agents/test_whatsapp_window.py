@@ -24,13 +24,12 @@ from gymnasia.memberships.models import MembershipFreeze
 from gymnasia.when import when_written
 from tests.agents.offline_kit import between
 from tests.agents.scripted import Say
-from tests.agents.whatsapp_kit import LUCIA, Turns, connect, graph_running
+from tests.agents.whatsapp_kit import LUCIA, Turns, connect
 from tests.factories import StaffRoleFactory
 from tools.models import AgentToolSetting, Handoff, ToolCallLog
 from tools.presentation import handoff_described
 
 pytestmark = pytest.mark.django_db
-graph = pytest.fixture(graph_running)
 TEMPLATE = "resultado_solicitud"
 NEXT_DAY = datetime.timedelta(hours=26)
 

@@ -14,7 +14,7 @@ from agents.models import Conversation, Message, WhatsAppReply
 from approvals.services import pending_action_approve
 from gymnasia.memberships.models import MembershipFreeze
 from tests.agents.offline_kit import between
-from tests.agents.whatsapp_kit import LUCIA, STRANGER, connect, graph_running, post
+from tests.agents.whatsapp_kit import LUCIA, STRANGER, connect, post
 from tests.approvals.test_worker import Worker, wait_for
 from tests.factories import StaffRoleFactory
 from tools.models import AgentToolSetting, Handoff, ToolCallLog
@@ -24,7 +24,6 @@ pytestmark = [
     pytest.mark.redis,
     pytest.mark.django_db(transaction=True),
 ]
-graph = pytest.fixture(graph_running)
 TEMPLATE = "resultado_solicitud"
 
 
