@@ -8,8 +8,11 @@ from pathlib import Path
 
 import pytest
 
+from gymnasia.gyms.models import Member
+from gymnasia.gyms.selectors import business_today
 from tests.agents.api_client import start
 from tests.agents.offline_kit import between, calls, member_conversation, talk
+from tests.tools.mindbody_world import client_of, connect_mindbody
 from tools.models import AgentToolSetting, Handoff
 
 pytestmark = pytest.mark.django_db
@@ -93,3 +96,22 @@ def test_the_model_reads_only_what_a_model_is_given():
                 imported.add(node.module)
     ours = {name for name in imported if name.split(".")[0] in {"tools", "gymnasia"}}
     assert ours == {"tools.types", "gymnasia.refusals", "gymnasia.when"}
+
+
+def test_a_month_to_month_contract_is_said_to_have_no_end(
+    client,
+    agent,
+    mindbody_settings,
+):
+    connect_mindbody(agent.business, mindbody_settings, serves=("memberships",))
+    emma = client_of(mindbody_settings, Member.objects.get(external_id="socio-1003"))
+    today = business_today(business=agent.business)
+    mindbody_settings.add_contract(
+        client_id=emma, name="Mes a mes", start=today.replace(day=1), end=None
+    )
+    started = member_conversation(client, agent, sub="socio-1003")
+
+    [told] = talk(client, started, "How is my membership?")
+
+    assert calls() == [("get_membership", {})]
+    assert told == "Your membership «Mes a mes» is active, with no end date."

@@ -113,10 +113,11 @@ class Contract:
     unique_client_id: int
     name: str
     start: date
-    end: date
+    end: date | None  # None: month to month, until terminated
     agreement_date: date
     autopay_status: str = "Active"
     suspensions: list[dict[str, Any]] = field(default_factory=list)
+    terminated: date | None = None  # as staff terminate it at the desk
 
 
 @dataclass
@@ -348,7 +349,7 @@ def contract_json(contract: Contract, wire: Wire) -> dict[str, Any]:
         "FirstAutoPay": 0.0,
         "LastAutoPay": 0.0,
         "NormalAutoPay": 0.0,
-        "IsMonthToMonth": False,
+        "IsMonthToMonth": contract.end is None,
         "AutoRenewClientContractID": None,
         "ContractText": None,
         "ContractAutoRenewed": False,
@@ -360,7 +361,7 @@ def contract_json(contract: Contract, wire: Wire) -> dict[str, Any]:
         "SiteId": wire.site_id,
         "UpcomingAutopayEvents": [],
         "ContractID": contract.contract_id,
-        "TerminationDate": None,
+        "TerminationDate": wire_date(contract.terminated),
         "MinimumCommitmentValue": 0,
         "MinimumCommitmentUnit": None,
         "MinimumCommitmentEndDate": None,

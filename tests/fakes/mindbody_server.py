@@ -83,7 +83,7 @@ Interface (stable; additions only)::
                    description_id=None, waitlist_size=0) -> int
     fake.cancel_class(class_id)
     fake.add_contract(client_id=..., contract_id=None, name="Monthly",
-                      start=date, end=date) -> int     # the ClientContract Id
+                      start=date, end=date|None) -> int  # the ClientContract Id
     fake.add_membership(client_id=..., membership_id=None, name="Unlimited",
                         start=date, end=date) -> int
     fake.fault(method, path, mode, *, times=1, seconds=0.0)

@@ -148,9 +148,10 @@ class SiteSetup:
         contract_id: int | None = None,
         name: str = "Monthly membership",
         start: date,
-        end: date,
+        end: date | None,
     ) -> int:
-        """A contract sold to the client; returns its ``Id`` (the sale's)."""
+        """A contract sold to the client; returns its ``Id`` (the sale's). With
+        no ``end`` it is month to month (``EndDate`` null)."""
         with self._lock:
             client = self.clients[client_id]
             sale_id = contract_id if contract_id is not None else self._next_id()

@@ -84,3 +84,26 @@ def test_without_a_contract_a_current_membership_is_active(gym):  # noqa: F811
     )
     membership = gym.call("get_membership", {}).payload["membership"]
     assert (membership["plan"], membership["status"]) == ("Bono ilimitado", "active")
+
+
+def test_a_month_to_month_contract_is_active_with_no_end_date(gym):  # noqa: F811
+    contract(gym, gym.today - 400 * DAY, None, name="Mes a mes")
+    result = gym.call("get_membership", {})
+    assert result.status == "ok", result.payload
+    membership = result.payload["membership"]
+    assert (membership["plan"], membership["status"]) == ("Mes a mes", "active")
+    assert membership["starts_on"] == (gym.today - 400 * DAY).isoformat()
+    assert membership["ends_on"] is None
+
+
+@pytest.mark.parametrize(("start", "terminated"), [(1, None), (-60, 0)])
+def test_a_month_to_month_contract_not_begun_or_terminated_is_none(
+    gym,  # noqa: F811
+    start,
+    terminated,
+):
+    sale = contract(gym, gym.today + start * DAY, None)
+    if terminated is not None:
+        gym.fake.contracts[sale].terminated = gym.today + terminated * DAY
+    result = gym.call("get_membership", {})
+    assert result.status == "no_results", result.payload

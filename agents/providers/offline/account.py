@@ -120,14 +120,18 @@ def membership(turn: Turn) -> Reply | None:
             return Reply(_("You have no membership at this gym."))
         return Reply(read_failed(result))
     held = result["membership"]
-    said = {
-        "active": _("Your membership «%(plan)s» is active and ends on %(ends)s."),
-        "frozen": _("Your membership «%(plan)s» is frozen and ends on %(ends)s."),
-    }.get(held["status"], _("Your membership «%(plan)s» ends on %(ends)s."))
-    text = said % {
-        "plan": held["plan"],
-        "ends": day_written(held["ends_on"]),
-    }
+    if held["ends_on"]:
+        said = {
+            "active": _("Your membership «%(plan)s» is active and ends on %(ends)s."),
+            "frozen": _("Your membership «%(plan)s» is frozen and ends on %(ends)s."),
+        }.get(held["status"], _("Your membership «%(plan)s» ends on %(ends)s."))
+        text = said % {"plan": held["plan"], "ends": day_written(held["ends_on"])}
+    else:  # month to month, until it is ended
+        said = {
+            "active": _("Your membership «%(plan)s» is active, with no end date."),
+            "frozen": _("Your membership «%(plan)s» is frozen, with no end date."),
+        }.get(held["status"], _("Your membership «%(plan)s» has no end date."))
+        text = said % {"plan": held["plan"]}
     for freeze in held.get("freezes") or []:
         text += " " + _("Frozen %(dates)s.") % {
             "dates": days_written(freeze["start"], freeze["end"])

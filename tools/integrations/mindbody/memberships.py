@@ -1,7 +1,9 @@
 """The ``memberships`` kind served by the gym's Mindbody site: the member's active
 contract (or, without one, her current membership pricing option). Only what
 the reads prove is told: a contract whose ``AutopayStatus`` is "Suspended" is
-``frozen``, never ``active``; none in force today is no membership.
+``frozen``, never ``active``; none in force today is no membership. A contract
+without an ``EndDate`` (month to month) is in force from its start until it is
+terminated, and is told with ``ends_on`` null.
 
 Freezes stay on the built-in domain: Mindbody's API can suspend a contract
 (``POST /client/suspendcontract``), but its reads show at most that a contract is
@@ -55,7 +57,7 @@ class MindbodyMemberships(MindbodyKind):
         for contract in self.api.pages("/client/clientcontracts", "Contracts", params):
             start, end = _day(contract.get("StartDate")), _day(contract.get("EndDate"))
             ended = _day(contract.get("TerminationDate"))
-            if not (start and end and start <= today <= end) or (
+            if not (start and start <= today and (end is None or today <= end)) or (
                 ended and ended <= today
             ):
                 continue
@@ -86,14 +88,14 @@ class MindbodyMemberships(MindbodyKind):
         self,
         name: Any,
         start: datetime.date,
-        end: datetime.date,
+        end: datetime.date | None,
         status: str = "active",
     ) -> dict[str, Any]:
         return {
             "plan": str(name or ""),
             "status": status,
             "starts_on": start.isoformat(),
-            "ends_on": end.isoformat(),
+            "ends_on": end.isoformat() if end else None,
             "freezes": [],
         }
 
