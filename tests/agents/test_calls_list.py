@@ -4,31 +4,23 @@ start, linked to its page, never by its id; one query names a whole page."""
 from __future__ import annotations
 
 import re
-from io import StringIO
 
 import pytest
 from asgiref.sync import async_to_sync
-from django.core.management import call_command
 from django.db import connection
-from django.http import HttpRequest
 from django.test.utils import CaptureQueriesContext
 
 from agents.conversations import conversation_start
 from agents.models import Agent, Conversation
 from agents.turn import turn_run
 from gymnasia.gyms.models import Member
+from tests.agents.admin_kit import owner_signed_in
 
 pytestmark = pytest.mark.django_db
 CALLS = "/admin/tools/toolcalllog/"
 
 
-@pytest.fixture
-def owner(client):
-    out = StringIO()
-    call_command("seed_demo", stdout=out)
-    _, username, password = out.getvalue().splitlines()[0].split(" ")
-    assert client.login(request=HttpRequest(), username=username, password=password)
-    return client
+owner = pytest.fixture(owner_signed_in)
 
 
 def _talk(text: str) -> None:
