@@ -197,3 +197,19 @@ def test_a_gym_without_mindbody_reads_nothing(client, agent, channel, graph, tur
 )
 def test_a_mobile_in_e164(written, country_code, expected):
     assert mobile_e164(written, country_code) == expected
+
+
+def test_a_mobile_removed_at_the_desk_no_longer_stands_for_the_member(
+    client, agent, channel, graph, turns, mindbody, model
+):
+    mindbody.add_client(client_id="200300", mobile_phone=DESK_MOBILE)
+    model(Say(text="Hola, Marta."), Say(text="Hola."))
+    _ask(client, agent, turns, graph, WA_ID)
+    assert Conversation.objects.get().member.external_id == "200300"
+
+    mindbody.client_mobile_changed("200300", None)  # the number was given up
+    cache.clear()  # a minute later
+    _ask(client, agent, turns, graph, WA_ID)
+
+    assert Member.objects.get(external_id="200300").phone == ""
+    assert Conversation.objects.filter(member=None).get().wa_id == "+" + WA_ID

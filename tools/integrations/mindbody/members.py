@@ -10,7 +10,8 @@ client is:
 
 - when the gym's site signs members with their Mindbody client id, the member
   with that id, made when the gym has none yet (a client who never used the
-  site's widget still writes on WhatsApp);
+  site's widget still writes on WhatsApp); Mindbody is then the number's only
+  source, and a client left with no usable mobile leaves her member with none;
 - otherwise the one member with the client's e-mail; no member is made (the
   site's own id for her is not known here).
 
@@ -106,6 +107,16 @@ def _read(integration: Any) -> int:
     ):
         phone = mobile_e164(client.get("MobilePhone"), country_code)
         if not phone:
+            if by_client_id and client.get("Id"):
+                # Mindbody no longer gives her a number: the one she had may be
+                # someone else's by now, and must not stand for her.
+                changed += (
+                    Member.objects.filter(
+                        business=business, external_id=str(client["Id"])
+                    )
+                    .exclude(phone="")
+                    .update(phone="")
+                )
             continue
         member = _member_of(business, client, by_client_id=by_client_id)
         if member is not None and member.phone != phone:
