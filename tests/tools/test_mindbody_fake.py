@@ -1,11 +1,9 @@
 """The fake Mindbody server itself, spoken to over real HTTP with httpx: its
-headers, tokens, paging, errors and fault modes, so that tests of the
+headers, tokens, paging, bookings, clients and contracts, so that tests of the
 integration can trust what it answers."""
 
 from __future__ import annotations
 
-import time
-from collections.abc import Iterator
 from datetime import UTC, date, datetime, timedelta
 
 import httpx
@@ -15,65 +13,19 @@ from tests.fakes.mindbody_server import (
     MindbodyFake,
     mindbody_fake,  # noqa: F401  (the fixture, used by name below)
     mindbody_settings,  # noqa: F401
-    running_mindbody,
+)
+from tests.tools.mindbody_api import (
+    ADD,
+    REMOVE,
+    Api,
+    api_signed_in,
+    code_of,
+    fake_running,
+    soon,
 )
 
-ADD = "/class/addclienttoclass"
-REMOVE = "/class/removeclientfromclass"
-
-
-class Api:
-    """An httpx client with the site's key and id, and a staff token once
-    :meth:`login` ran."""
-
-    def __init__(self, fake: MindbodyFake) -> None:
-        self.fake = fake
-        self.http = httpx.Client(
-            base_url=fake.base_url,
-            headers={"Api-Key": fake.api_key, "SiteId": fake.site_id},
-            timeout=5.0,
-        )
-
-    def login(self) -> str:
-        answer = self.http.post(
-            "/usertoken/issue",
-            json={
-                "Username": self.fake.staff_username,
-                "Password": self.fake.staff_password,
-            },
-        )
-        assert answer.status_code == 200, answer.text
-        token = answer.json()["AccessToken"]
-        self.http.headers["Authorization"] = token
-        return token
-
-    def get(self, path: str, **params) -> httpx.Response:
-        return self.http.get(path, params=params)
-
-    def post(self, path: str, body: dict) -> httpx.Response:
-        return self.http.post(path, json=body)
-
-
-@pytest.fixture
-def fake() -> Iterator[MindbodyFake]:
-    with running_mindbody() as started:
-        yield started
-
-
-@pytest.fixture
-def api(fake: MindbodyFake) -> Iterator[Api]:
-    client = Api(fake)
-    client.login()
-    yield client
-    client.http.close()
-
-
-def _soon(hours: int = 2) -> datetime:
-    return (datetime.now(UTC) + timedelta(hours=hours)).replace(second=0, microsecond=0)
-
-
-def _code(answer: httpx.Response) -> tuple[int, str]:
-    return answer.status_code, answer.json()["Error"]["Code"]
+fake = pytest.fixture(fake_running)
+api = pytest.fixture(api_signed_in)
 
 
 # ----------------------------------------------------------------- headers
@@ -82,13 +34,13 @@ def _code(answer: httpx.Response) -> tuple[int, str]:
 def test_the_api_key_and_site_are_required(fake: MindbodyFake) -> None:
     url = fake.base_url + "/class/classes"
     no_key = {"SiteId": fake.site_id}
-    assert _code(httpx.get(url, headers=no_key)) == (401, "DeniedAccess")
+    assert code_of(httpx.get(url, headers=no_key)) == (401, "DeniedAccess")
     wrong_key = {"Api-Key": "nope", "SiteId": fake.site_id}
-    assert _code(httpx.get(url, headers=wrong_key)) == (401, "DeniedAccess")
+    assert code_of(httpx.get(url, headers=wrong_key)) == (401, "DeniedAccess")
     no_site = {"Api-Key": fake.api_key}
-    assert _code(httpx.get(url, headers=no_site)) == (400, "InvalidSiteId")
+    assert code_of(httpx.get(url, headers=no_site)) == (400, "InvalidSiteId")
     other_site = {"Api-Key": fake.api_key, "SiteId": "12345"}
-    assert _code(httpx.get(url, headers=other_site)) == (400, "InvalidSiteId")
+    assert code_of(httpx.get(url, headers=other_site)) == (400, "InvalidSiteId")
     good = httpx.get(url, headers={"api-key": fake.api_key, "siteid": fake.site_id})
     assert good.status_code == 200
 
@@ -98,7 +50,7 @@ def test_sites_need_only_the_key_and_name_the_sites_asked_for(
 ) -> None:
     url = fake.base_url + "/site/sites"
     key = {"Api-Key": fake.api_key}
-    assert _code(httpx.get(url)) == (401, "DeniedAccess")
+    assert code_of(httpx.get(url)) == (401, "DeniedAccess")
     ours = httpx.get(url, headers=key, params={"request.siteIds": fake.site_id})
     assert [site["Id"] for site in ours.json()["Sites"]] == [int(fake.site_id)]
     assert ours.json()["Sites"][0]["TimeZone"] == "Europe/Madrid"
@@ -118,7 +70,7 @@ def test_tokens_renew_and_revoke(fake: MindbodyFake) -> None:
     assert renewed.json()["AccessToken"] == issued["AccessToken"]
     assert renewed.json()["Expires"] > issued["Expires"]
     assert api.http.delete("/usertoken/revoke").status_code == 200
-    assert _code(api.get("/client/clients")) == (401, "DeniedAccess")
+    assert code_of(api.get("/client/clients")) == (401, "DeniedAccess")
 
 
 def test_client_data_needs_a_staff_token_as_issued_or_bearer(
@@ -126,24 +78,24 @@ def test_client_data_needs_a_staff_token_as_issued_or_bearer(
 ) -> None:
     fake.add_client(client_id="100015", first_name="Ana", last_name="Ruiz")
     api = Api(fake)
-    assert _code(api.get("/client/clients")) == (401, "DeniedAccess")
+    assert code_of(api.get("/client/clients")) == (401, "DeniedAccess")
     wrong = api.post(
         "/usertoken/issue", {"Username": fake.staff_username, "Password": "x"}
     )
-    assert _code(wrong) == (401, "InvalidLoginCredentials")
+    assert code_of(wrong) == (401, "InvalidLoginCredentials")
     token = api.login()
     assert api.get("/client/clients").json()["Clients"][0]["Id"] == "100015"
     api.http.headers["Authorization"] = "Bearer " + token
     assert api.get("/client/clients").status_code == 200
     api.http.headers["Authorization"] = "Bearer not-a-token"
-    assert _code(api.get("/client/clients")) == (401, "DeniedAccess")
+    assert code_of(api.get("/client/clients")) == (401, "DeniedAccess")
 
 
 def test_expired_tokens_are_refused_until_a_new_one_is_issued(api: Api) -> None:
     assert api.get("/client/clients").status_code == 200
     api.fake.expire_tokens()
     refused = api.get("/client/clients")
-    assert _code(refused) == (401, "DeniedAccess")
+    assert code_of(refused) == (401, "DeniedAccess")
     assert "expired" in refused.json()["Error"]["Message"]
     api.login()
     assert api.get("/client/clients").status_code == 200
@@ -151,14 +103,14 @@ def test_expired_tokens_are_refused_until_a_new_one_is_issued(api: Api) -> None:
 
 def test_a_staff_user_without_permission_gets_403(api: Api) -> None:
     api.fake.staff_denied = True
-    assert _code(api.get("/client/clients")) == (403, "DeniedAccess")
+    assert code_of(api.get("/client/clients")) == (403, "DeniedAccess")
 
 
 # ------------------------------------------------------------------ paging
 
 
 def test_classes_page_by_limit_and_offset(api: Api) -> None:
-    start = _soon()
+    start = soon()
     ids = [api.fake.add_class(start=start + timedelta(minutes=i)) for i in range(5)]
     window = {
         "request.startDateTime": start.isoformat(),
@@ -183,7 +135,7 @@ def test_classes_page_by_limit_and_offset(api: Api) -> None:
 
 
 def test_class_filters_take_repeated_ids_and_refuse_unknown_names(api: Api) -> None:
-    start = _soon()
+    start = soon()
     first = api.fake.add_class(start=start)
     api.fake.add_class(start=start)
     third = api.fake.add_class(start=start)
@@ -198,7 +150,7 @@ def test_class_filters_take_repeated_ids_and_refuse_unknown_names(api: Api) -> N
     )
     assert [item["Id"] for item in chosen.json()["Classes"]] == [first, third]
     misspelt = api.get("/class/classes", StartDateTime=start.isoformat())
-    assert _code(misspelt) == (400, "InvalidParameter")
+    assert code_of(misspelt) == (400, "InvalidParameter")
 
 
 def test_class_fields_and_times_in_both_styles(api: Api) -> None:
@@ -235,7 +187,7 @@ def test_booking_and_its_refusals(api: Api) -> None:
     fake.add_client(client_id="1", first_name="Ana", last_name="Ruiz")
     fake.add_client(client_id="2", first_name="Bea", last_name="Sanz", can_pay=False)
     fake.add_client(client_id="3", first_name="Carla", last_name="Vidal")
-    start = _soon()
+    start = soon()
     class_id = fake.add_class(start=start, capacity=2)
 
     booked = api.post(
@@ -245,20 +197,20 @@ def test_booking_and_its_refusals(api: Api) -> None:
     assert booked.json()["Visit"]["ClassId"] == class_id
     assert booked.json()["Visit"]["ClientId"] == "1"
     again = api.post(ADD, {"ClientId": "1", "ClassId": class_id})
-    assert _code(again) == (400, "ClientIsAlreadyBooked")
+    assert code_of(again) == (400, "ClientIsAlreadyBooked")
     unpaid = api.post(
         ADD, {"ClientId": "2", "ClassId": class_id, "RequirePayment": True}
     )
-    assert _code(unpaid) == (400, "ClassRequiresPayment")
-    assert _code(api.post(ADD, {"ClientId": "2", "ClassId": 999})) == (
+    assert code_of(unpaid) == (400, "ClassRequiresPayment")
+    assert code_of(api.post(ADD, {"ClientId": "2", "ClassId": 999})) == (
         400,
         "InvalidClassId",
     )
-    assert _code(api.post(ADD, {"ClientId": "9", "ClassId": class_id})) == (
+    assert code_of(api.post(ADD, {"ClientId": "9", "ClassId": class_id})) == (
         400,
         "ClientNotFound",
     )
-    assert _code(api.post(ADD, {"ClientId": 1, "ClassId": class_id})) == (
+    assert code_of(api.post(ADD, {"ClientId": 1, "ClassId": class_id})) == (
         400,
         "InvalidParameter",
     )
@@ -266,7 +218,7 @@ def test_booking_and_its_refusals(api: Api) -> None:
 
     assert api.post(ADD, {"ClientId": "3", "ClassId": class_id}).status_code == 200
     full = api.post(ADD, {"ClientId": "2", "ClassId": class_id})
-    assert _code(full) == (400, "ClassSignUpsFull")
+    assert code_of(full) == (400, "ClassSignUpsFull")
     assert fake.roster(class_id) == ["1", "3"]
     day = start.astimezone(api.fake.zone).date().isoformat()
     seen = api.get(
@@ -292,17 +244,17 @@ def test_waiting_list_and_test_runs_change_nothing_booked(api: Api) -> None:
     fake.add_client(client_id="1")
     fake.add_client(client_id="2")
     class_id = fake.add_class(
-        start=_soon(), capacity=1, waitlist_size=1, booked_by=["1"]
+        start=soon(), capacity=1, waitlist_size=1, booked_by=["1"]
     )
     trial = api.post(ADD, {"ClientId": "2", "ClassId": class_id, "Test": True})
-    assert _code(trial) == (400, "ClassSignUpsFull")
+    assert code_of(trial) == (400, "ClassSignUpsFull")
     waiting = api.post(ADD, {"ClientId": "2", "ClassId": class_id, "Waitlist": True})
     assert waiting.json()["Visit"]["WaitlistEntryId"] > 0
     again = api.post(ADD, {"ClientId": "2", "ClassId": class_id, "Waitlist": True})
-    assert _code(again) == (400, "ClientIsAlreadyOnWaitlist")
+    assert code_of(again) == (400, "ClientIsAlreadyOnWaitlist")
     assert fake.roster(class_id) == ["1"]
 
-    open_class = fake.add_class(start=_soon())
+    open_class = fake.add_class(start=soon())
     checked = api.post(ADD, {"ClientId": "2", "ClassId": open_class, "Test": True})
     assert checked.status_code == 200
     assert fake.roster(open_class) == []
@@ -310,13 +262,13 @@ def test_waiting_list_and_test_runs_change_nothing_booked(api: Api) -> None:
 
 def test_bodies_must_be_json_with_the_documented_types(api: Api) -> None:
     api.fake.add_client(client_id="1")
-    class_id = api.fake.add_class(start=_soon())
+    class_id = api.fake.add_class(start=soon())
     as_form = api.http.post(ADD, data={"ClientId": "1", "ClassId": str(class_id)})
-    assert _code(as_form) == (400, "InvalidParameter")
+    assert code_of(as_form) == (400, "InvalidParameter")
     text_id = api.post(ADD, {"ClientId": "1", "ClassId": str(class_id)})
-    assert _code(text_id) == (400, "InvalidParameter")
+    assert code_of(text_id) == (400, "InvalidParameter")
     flag = api.post(ADD, {"ClientId": "1", "ClassId": class_id, "SendEmail": "yes"})
-    assert _code(flag) == (400, "InvalidParameter")
+    assert code_of(flag) == (400, "InvalidParameter")
     assert api.fake.roster(class_id) == []
     assert [entry["status"] for entry in api.fake.requests[-3:]] == [400, 400, 400]
     assert api.fake.requests[-1]["json"]["SendEmail"] == "yes"
@@ -326,7 +278,7 @@ def test_cancelling_early_and_late(api: Api) -> None:
     fake = api.fake
     fake.add_client(client_id="1")
     fake.add_client(client_id="2")
-    start = _soon()
+    start = soon()
     class_id = fake.add_class(start=start, booked_by=["1", "2"])
     day = {
         "request.clientId": "1",
@@ -341,7 +293,7 @@ def test_cancelling_early_and_late(api: Api) -> None:
     assert early.json()["Class"]["TotalBooked"] == 1
     assert api.get("/client/clientvisits", **day).json()["Visits"] == []
     not_booked = api.post(REMOVE, {"ClientId": "1", "ClassId": class_id})
-    assert _code(not_booked) == (400, "InvalidParameter")
+    assert code_of(not_booked) == (400, "InvalidParameter")
 
     late = api.post(REMOVE, {"ClientId": "2", "ClassId": class_id, "LateCancel": True})
     assert late.status_code == 200
@@ -353,13 +305,13 @@ def test_cancelling_early_and_late(api: Api) -> None:
     unknown = api.post(
         REMOVE, {"ClientId": "2", "ClassId": class_id, "RestoreSession": True}
     )
-    assert _code(unknown) == (400, "InvalidParameter")
+    assert code_of(unknown) == (400, "InvalidParameter")
 
 
 def test_client_visits_page_between_dates(api: Api) -> None:
     fake = api.fake
     fake.add_client(client_id="1")
-    start = _soon(hours=24)
+    start = soon(hours=24)
     ids = [
         fake.add_class(start=start + timedelta(days=i), booked_by=["1"])
         for i in range(3)
@@ -392,7 +344,7 @@ def test_clients_by_ids_and_search(api: Api) -> None:
     too_many = api.http.get(
         "/client/clients", params=[("request.clientIDs", str(i)) for i in range(21)]
     )
-    assert _code(too_many) == (400, "InvalidParameter")
+    assert code_of(too_many) == (400, "InvalidParameter")
 
 
 def test_contracts_memberships_and_suspension(api: Api) -> None:
@@ -436,84 +388,5 @@ def test_contracts_memberships_and_suspension(api: Api) -> None:
     contracts = api.get("/client/clientcontracts", **{"request.clientId": "1"}).json()
     assert contracts["Contracts"][0]["AutopayStatus"] == "Suspended"
     wrong = api.post("/client/suspendcontract", {**body, "ClientContractId": 1})
-    assert _code(wrong) == (400, "InvalidParameter")
+    assert code_of(wrong) == (400, "InvalidParameter")
     assert len(fake.suspensions) == 1
-
-
-# ------------------------------------------------------------------ faults
-
-
-def test_error_500_happens_before_any_effect(api: Api) -> None:
-    api.fake.add_client(client_id="1")
-    class_id = api.fake.add_class(start=_soon())
-    api.fake.fault("POST", ADD, "error_500")
-    assert api.post(ADD, {"ClientId": "1", "ClassId": class_id}).status_code == 500
-    assert api.fake.roster(class_id) == []
-    assert api.post(ADD, {"ClientId": "1", "ClassId": class_id}).status_code == 200
-
-
-def test_lost_after_books_then_closes_without_an_answer(api: Api) -> None:
-    api.fake.add_client(client_id="1")
-    class_id = api.fake.add_class(start=_soon())
-    api.fake.fault("POST", ADD, "lost_after")
-    with pytest.raises(httpx.RemoteProtocolError):
-        api.post(ADD, {"ClientId": "1", "ClassId": class_id})
-    assert api.fake.roster(class_id) == ["1"]
-    assert api.fake.count("POST", ADD) == 1
-    assert api.fake.requests[-1]["status"] is None
-
-
-def test_rate_and_daily_limits_answer_429_with_retry_after(api: Api) -> None:
-    api.fake.fault("GET", "/class/classes", "rate_limited", seconds=7)
-    limited = api.get("/class/classes")
-    assert _code(limited) == (429, "TooManyRequests")
-    assert limited.headers["Retry-After"] == "7"
-    api.fake.fault("GET", "/class/classes", "daily_limit", times=2)
-    for _ in range(2):
-        daily = api.get("/class/classes")
-        assert _code(daily) == (429, "DailyLimitReached")
-        assert 0 < int(daily.headers["Retry-After"]) <= 86401
-    assert api.get("/class/classes").status_code == 200
-
-
-def test_slow_answers_late_and_token_expired_once(api: Api) -> None:
-    api.fake.fault("GET", "/site/sites", "slow", seconds=0.4)
-    began = time.monotonic()
-    assert api.get("/site/sites").status_code == 200
-    assert time.monotonic() - began >= 0.4
-    with pytest.raises(httpx.ReadTimeout):
-        api.fake.fault("GET", "/site/sites", "slow", seconds=1.0)
-        api.http.get("/site/sites", timeout=0.2)
-
-    api.fake.add_client(client_id="1")
-    class_id = api.fake.add_class(start=_soon())
-    api.fake.fault("POST", ADD, "slow", seconds=1.0)
-    with pytest.raises(httpx.ReadTimeout):
-        api.http.post(ADD, json={"ClientId": "1", "ClassId": class_id}, timeout=0.2)
-    assert api.fake.roster(class_id) == ["1"]  # made before the slow answer
-
-    api.fake.fault("GET", "/client/clients", "token_expired")
-    assert _code(api.get("/client/clients")) == (401, "DeniedAccess")
-    api.login()
-    assert api.get("/client/clients").status_code == 200
-
-
-def test_refused_connections_then_listening_again(api: Api) -> None:
-    api.fake.fault("POST", ADD, "refused", seconds=30)
-    with pytest.raises(httpx.ConnectError):
-        api.post(ADD, {"ClientId": "1", "ClassId": 1})
-    assert api.fake.count("POST", ADD) == 0
-    api.fake.listen_again()
-    assert api.get("/site/sites").status_code == 200
-
-
-def test_unknown_paths_and_methods(api: Api) -> None:
-    assert _code(api.get("/class/Classes")) == (404, "NotFound")
-    assert _code(api.http.get(ADD)) == (405, "MethodNotAllowed")
-
-
-def test_settings_fixture_lists_the_fake(mindbody_settings: MindbodyFake) -> None:  # noqa: F811
-    from django.conf import settings
-
-    assert settings.MINDBODY_API_BASES[-1] == mindbody_settings.base_url
-    assert mindbody_settings.base_url.endswith("/public/v6")
